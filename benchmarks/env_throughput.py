@@ -1,0 +1,129 @@
+"""Plies per second of complete random chess games, ours against peers, in one run.
+
+Every runner plays whole games of uniformly random legal moves and, except python-chess
+alone, produces the observation planes and the legal-action mask at every ply:
+
+* ``Chess-v0 (gymnasium.make)``: our env as users call it, the move picked from the mask;
+* ``ChessState``: our game state alone (observation, mask, outcome, apply);
+* ``PettingZoo chess_v6``: PettingZoo's classic chess through ``env.last()`` and ``step``;
+* ``python-chess``: ``list(board.legal_moves)`` + ``board.push`` only, ending a game on no
+  legal move, insufficient material or the 50-move rule (no observation, no mask, and no
+  repetition bookkeeping: the cheapest honest loop, so the ratios favour it).
+
+Repetitions are interleaved (each repetition runs every runner once) and the table reports
+medians and the ratio to python-chess. Run: ``python benchmarks/env_throughput.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+import warnings
+from collections.abc import Callable
+
+import chess
+import gymnasium as gym
+import numpy as np
+
+import chess_envs  # noqa: F401  (registers Chess-v0)
+from chess_envs.standard import ChessState
+
+
+def python_chess_games(games: int, seed: int) -> int:
+    rng = random.Random(seed)
+    plies = 0
+    for _ in range(games):
+        board = chess.Board()
+        while True:
+            moves = list(board.legal_moves)
+            if not moves or board.is_insufficient_material() or board.halfmove_clock >= 100:
+                break
+            board.push(rng.choice(moves))
+            plies += 1
+    return plies
+
+
+def chess_state_games(games: int, seed: int) -> int:
+    rng = random.Random(seed)
+    plies = 0
+    for _ in range(games):
+        state = ChessState()
+        while True:
+            state.observation()
+            mask = state.legal_action_mask()
+            if state.is_terminal():
+                break
+            actions = np.flatnonzero(mask)
+            state.apply(actions[rng.randrange(len(actions))])
+            plies += 1
+    return plies
+
+
+def gymnasium_games(games: int, seed: int) -> int:
+    rng = random.Random(seed)
+    env = gym.make("Chess-v0")
+    plies = 0
+    for game in range(games):
+        observation, _ = env.reset(seed=seed + game)
+        done = False
+        while not done:
+            actions = np.flatnonzero(observation["action_mask"])
+            observation, _, terminated, truncated, _ = env.step(actions[rng.randrange(len(actions))])
+            done = terminated or truncated
+            plies += 1
+    env.close()
+    return plies
+
+
+def pettingzoo_games(games: int, seed: int) -> int:
+    from pettingzoo.classic import chess_v6
+
+    rng = random.Random(seed)
+    env = chess_v6.env()
+    plies = 0
+    for game in range(games):
+        env.reset(seed=seed + game)
+        for _ in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                break
+            actions = np.flatnonzero(observation["action_mask"])
+            env.step(int(actions[rng.randrange(len(actions))]))
+            plies += 1
+    env.close()
+    return plies
+
+
+RUNNERS: dict[str, Callable[[int, int], int]] = {
+    "python-chess (legal_moves + push)": python_chess_games,
+    "ChessState (obs + mask)": chess_state_games,
+    "Chess-v0 via gymnasium.make (obs + mask)": gymnasium_games,
+    "PettingZoo chess_v6 (obs + mask)": pettingzoo_games,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=10, help="random games per runner per repetition")
+    parser.add_argument("--repetitions", type=int, default=5, help="interleaved repetitions")
+    parser.add_argument("--pettingzoo-games", type=int, default=2, help="games for PettingZoo (it is slow)")
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore")
+    rates: dict[str, list[float]] = {name: [] for name in RUNNERS}
+    for repetition in range(args.repetitions):
+        for name, runner in RUNNERS.items():
+            games = args.pettingzoo_games if runner is pettingzoo_games else args.games
+            start = time.perf_counter()
+            plies = runner(games, seed=1000 * repetition)
+            rates[name].append(plies / (time.perf_counter() - start))
+    baseline = statistics.median(rates["python-chess (legal_moves + push)"])
+    print(f"{'runner':<44} {'plies/s (median)':>16} {'ratio':>7}")
+    for name, values in rates.items():
+        median = statistics.median(values)
+        print(f"{name:<44} {median:>16,.0f} {median / baseline:>7.2f}")
+
+
+if __name__ == "__main__":
+    main()

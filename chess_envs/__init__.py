@@ -1,0 +1,19 @@
+"""Chess reinforcement-learning environments: Gymnasium and PettingZoo, numpy only.
+
+Importing the package registers the Gymnasium ids, so both ``gymnasium.make("Chess-v0")``
+(after ``import chess_envs``) and ``gymnasium.make("chess_envs:Chess-v0")`` work.
+"""
+
+from gymnasium.envs.registration import register, registry
+
+from chess_envs.core import GameState, IllegalActionError, Outcome, Termination
+from chess_envs.standard import ChessState
+
+__all__ = ["ChessState", "GameState", "IllegalActionError", "Outcome", "Termination"]
+__version__ = "0.1.0"
+
+_ENV_IDS = {"Chess-v0": "chess"}
+
+for _env_id, _game in _ENV_IDS.items():
+    if _env_id not in registry:
+        register(id=_env_id, entry_point="chess_envs.gym_env:GameEnv", kwargs={"game": _game})

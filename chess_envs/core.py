@@ -1,0 +1,152 @@
+"""The game interface every game implements, and the helpers the games share.
+
+Environments, MCTS, agents and evaluators see a game only through :class:`GameState`.
+This module imports numpy only (never torch, never Gymnasium).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = [
+    "GameState",
+    "IllegalActionError",
+    "Outcome",
+    "Termination",
+    "as_action",
+    "bitboards_to_planes",
+]
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current position (names the action and the position)."""
+
+
+class Termination(enum.Enum):
+    """Why a game ended by its rules."""
+
+    CHECKMATE = "checkmate"
+    STALEMATE = "stalemate"
+    INSUFFICIENT_MATERIAL = "insufficient_material"
+    SEVENTYFIVE_MOVES = "seventyfive_moves"
+    FIVEFOLD_REPETITION = "fivefold_repetition"
+    FIFTY_MOVES = "fifty_moves"
+    THREEFOLD_REPETITION = "threefold_repetition"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended: the rule that ended it and the value per seat."""
+
+    termination: Termination
+    returns: tuple[float, ...]
+
+    @property
+    def winner(self) -> int | None:
+        """The seat with the best return, or None when all seats drew."""
+        best = max(self.returns)
+        if all(r == best for r in self.returns):
+            return None
+        return self.returns.index(best)
+
+
+@runtime_checkable
+class GameState(Protocol):
+    """A position plus its history, mutated in place by :meth:`apply` and :meth:`undo`.
+
+    Actions and observations are in the frame of the side to move (DESIGN.md section 4).
+    """
+
+    num_players: ClassVar[int]
+    num_actions: int
+    observation_shape: tuple[int, int, int]
+
+    @property
+    def current_player(self) -> int:
+        """Seat index (0..num_players-1) of the side to move."""
+        ...
+
+    def legal_actions(self) -> np.ndarray:
+        """Legal action indices, int64, in the mover's frame."""
+        ...
+
+    def legal_action_mask(self) -> np.ndarray:
+        """Boolean mask of shape (num_actions,); all False once the game is over."""
+        ...
+
+    def apply(self, action: int) -> None:
+        """Play ``action``; raises IllegalActionError (and changes nothing) if it is not legal."""
+        ...
+
+    def undo(self) -> None:
+        """Take back the last action."""
+        ...
+
+    def copy(self) -> GameState:
+        """An independent copy with the same history."""
+        ...
+
+    def is_terminal(self) -> bool:
+        """True when the game has ended by its rules."""
+        ...
+
+    def outcome(self) -> Outcome | None:
+        """The outcome of a finished game, None while it goes on."""
+        ...
+
+    def returns(self) -> np.ndarray:
+        """Value per seat (float32): +1 win, -1 loss, 0 draw; zeros while the game goes on."""
+        ...
+
+    def observation(self, player: int | None = None) -> np.ndarray:
+        """Planes (float32, channels first) from ``player``'s perspective (default: the mover)."""
+        ...
+
+    def to_text(self) -> str:
+        """The position in the game's FEN-like notation."""
+        ...
+
+    def action_to_move(self, action: int) -> str:
+        """The move text (UCI-style) of ``action`` in the current position."""
+        ...
+
+    def move_to_action(self, move: str) -> int:
+        """The action index of the move text ``move`` in the current position."""
+        ...
+
+
+def as_action(action: Any, num_actions: int) -> int:
+    """Validate an action from user code and return it as a Python int.
+
+    Accepts Python and numpy integers (and 0-d integer arrays); anything else is a TypeError,
+    an integer outside ``[0, num_actions)`` a ValueError.
+    """
+    if isinstance(action, (bool, np.bool_)):
+        raise TypeError(f"action must be an integer, got a boolean {action!r}")
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        action = action.item()
+    if not isinstance(action, (int, np.integer)):
+        raise TypeError(f"action must be an integer in [0, {num_actions}), got {type(action).__name__} {action!r}")
+    action = int(action)
+    if not 0 <= action < num_actions:
+        raise ValueError(f"action {action} is outside the action space [0, {num_actions})")
+    return action
+
+
+_BITS_PER_BOARD = 64
+
+
+def bitboards_to_planes(bitboards: np.ndarray, height: int = 8, width: int = 8) -> np.ndarray:
+    """Unpack bitboards (uint64, any leading shape) into 0/1 uint8 planes of (..., height, width).
+
+    Bit ``r * width + f`` becomes row ``r``, column ``f``; boards smaller than 8x8 use the
+    low ``height * width`` bits.
+    """
+    as_bytes = np.ascontiguousarray(bitboards, dtype="<u8").view(np.uint8)
+    bits = np.unpackbits(as_bytes, axis=-1, bitorder="little")
+    bits = bits.reshape(*bitboards.shape, _BITS_PER_BOARD)[..., : height * width]
+    return bits.reshape(*bitboards.shape, height, width)

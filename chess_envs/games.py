@@ -1,0 +1,25 @@
+"""The games this package knows, by name: the one place a new game is added."""
+
+from __future__ import annotations
+
+from chess_envs.core import GameState
+from chess_envs.standard import ChessState
+
+GAMES: dict[str, type] = {
+    "chess": ChessState,
+}
+
+
+def game_class(game: str | type) -> type:
+    """The state class of ``game`` (a name from :data:`GAMES` or a state class itself)."""
+    if isinstance(game, type):
+        return game
+    try:
+        return GAMES[game]
+    except KeyError:
+        raise ValueError(f"unknown game {game!r}; choose one of {sorted(GAMES)}") from None
+
+
+def new_state(game: str | type, fen: str | None = None, **options) -> GameState:
+    """A state of ``game`` at ``fen`` (the standard start when None) with game ``options``."""
+    return game_class(game)(fen, **options)

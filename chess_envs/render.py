@@ -1,0 +1,82 @@
+"""Text, SVG and RGB pictures of any game state that offers ``board_cells()``.
+
+``board_cells()`` gives the rows top (the far side from seat 0) to bottom; each cell is None
+for an empty square or ``(piece letter, seat)``. A state with its own ``to_svg()`` (standard
+chess, through python-chess) uses it for SVG.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+SQUARE_PX = 48
+LIGHT, DARK = (240, 217, 181), (181, 136, 99)
+SEAT_FILL = ((250, 250, 250), (30, 30, 30), (200, 60, 60), (60, 90, 200))
+SEAT_TEXT = ((0, 0, 0), (255, 255, 255), (255, 255, 255), (255, 255, 255))
+_SVG_COLOURS = tuple("#%02x%02x%02x" % c for c in SEAT_FILL)
+
+
+def render_ansi(state) -> str:
+    """The board as text (white pieces upper case), then the position's notation."""
+    lines = []
+    for row in state.board_cells():
+        lines.append(" ".join("." if cell is None else _letter(cell) for cell in row))
+    return "\n".join(lines) + f"\n{state.to_text()}\n"
+
+
+def _letter(cell: tuple[str, int]) -> str:
+    letter, seat = cell
+    return letter.upper() if seat == 0 else letter.lower()
+
+
+def render_svg(state, size: int = 400) -> str:
+    """An SVG picture of the board."""
+    if hasattr(state, "to_svg"):
+        return state.to_svg(size=size)
+    cells = state.board_cells()
+    rows, cols = len(cells), len(cells[0])
+    unit = size / max(rows, cols)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{cols * unit:g}" height="{rows * unit:g}">']
+    for r, row in enumerate(cells):
+        for c, cell in enumerate(row):
+            colour = "#%02x%02x%02x" % (LIGHT if (r + c) % 2 == 0 else DARK)
+            parts.append(f'<rect x="{c * unit:g}" y="{r * unit:g}" width="{unit:g}" height="{unit:g}" fill="{colour}"/>')
+            if cell is not None:
+                cx, cy = (c + 0.5) * unit, (r + 0.5) * unit
+                parts.append(
+                    f'<circle cx="{cx:g}" cy="{cy:g}" r="{unit * 0.4:g}" fill="{_SVG_COLOURS[cell[1]]}" stroke="black"/>'
+                    f'<text x="{cx:g}" y="{cy:g}" font-size="{unit * 0.5:g}" text-anchor="middle" '
+                    f'dominant-baseline="central" fill="#%02x%02x%02x">{cell[0]}</text>' % SEAT_TEXT[cell[1]]
+                )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+@lru_cache(maxsize=4)
+def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+    return ImageFont.load_default(size=size)
+
+
+def render_rgb(state, square_px: int = SQUARE_PX) -> np.ndarray:
+    """An RGB picture of the board, uint8 of shape (rows * square_px, cols * square_px, 3)."""
+    cells = state.board_cells()
+    rows, cols = len(cells), len(cells[0])
+    image = Image.new("RGB", (cols * square_px, rows * square_px), LIGHT)
+    draw = ImageDraw.Draw(image)
+    font = _font(int(square_px * 0.55))
+    margin = square_px * 0.1
+    for r, row in enumerate(cells):
+        for c, cell in enumerate(row):
+            x, y = c * square_px, r * square_px
+            if (r + c) % 2:
+                draw.rectangle((x, y, x + square_px - 1, y + square_px - 1), fill=DARK)
+            if cell is not None:
+                letter, seat = cell
+                box = (x + margin, y + margin, x + square_px - margin, y + square_px - margin)
+                draw.ellipse(box, fill=SEAT_FILL[seat], outline=(0, 0, 0), width=2)
+                centre = (x + square_px / 2, y + square_px / 2)
+                draw.text(centre, letter, fill=SEAT_TEXT[seat], font=font, anchor="mm")
+    return np.asarray(image, dtype=np.uint8)

@@ -1,0 +1,343 @@
+"""Standard chess as a :class:`~chess_envs.core.GameState`: python-chess's rules, our encoding.
+
+Observation, shape ``(14 * history + 7, 8, 8)``, float32, from the perspective of ``player``
+(the mover by default). Row ``r`` is rank ``r + 1`` counted from that player's side and column
+``f`` is file ``f`` (a..h), so for black the board is mirrored vertically (square ``s`` becomes
+``s ^ 56``). For each history step ``t`` (``t = 0`` the current position, up to ``history - 1``
+plies back; steps before the game's first known position are all zeros):
+
+    14t + 0..5    the player's pawns, knights, bishops, rooks, queens, king
+    14t + 6..11   the opponent's pawns, knights, bishops, rooks, queens, king
+    14t + 12      1 if that position had occurred before (a repetition)
+    14t + 13      1 if it had occurred at least twice before
+
+followed by seven constant planes (``c = 14 * history``):
+
+    c + 0   colour: 1 when ``player`` is black
+    c + 1   total move count: min(ply, 512) / 512, ply = half-moves since the game's start
+    c + 2   the player may castle kingside      c + 3   the player may castle queenside
+    c + 4   the opponent may castle kingside    c + 5   the opponent may castle queenside
+    c + 6   no-progress count: min(halfmove clock, 150) / 150 (the 75-move rule at 1.0)
+
+Actions: see :mod:`chess_envs.standard.encoding`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import chess
+import chess.svg
+import numpy as np
+
+from chess_envs.core import IllegalActionError, Outcome, Termination, as_action, bitboards_to_planes
+from chess_envs.standard.encoding import ActionEncoding, get_encoding
+
+_ALL = (1 << 64) - 1
+_PLANES_PER_STEP = 14
+_META_PLANES = 7
+_MAX_PLY_SCALE = 512.0
+_NO_PROGRESS_SCALE = 150.0
+# Column order that swaps colours in a history frame (white pieces, black pieces, repetitions).
+_SWAP_COLOURS = np.array([6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 12, 13])
+
+
+def _validate_board(board: chess.Board, fen: str) -> None:
+    status = board.status()
+    if status != chess.STATUS_VALID:
+        reasons = [flag.name.lower().replace("_", " ") for flag in chess.Status if flag and flag in status]
+        raise ValueError(f"invalid chess position {fen!r}: {', '.join(reasons)}")
+
+
+class ChessState:
+    """A standard chess game: position, history, legal actions and outcome.
+
+    >>> state = ChessState()
+    >>> state.apply(state.move_to_action("e2e4"))
+    >>> state.current_player, state.to_text()
+    (1, 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1')
+    >>> state.action_to_move(state.legal_actions()[0]) in {m.uci() for m in state.board.legal_moves}
+    True
+    """
+
+    num_players: ClassVar[int] = 2
+    game_name: ClassVar[str] = "chess"
+
+    def __init__(
+        self,
+        fen: str | None = None,
+        *,
+        history: int = 8,
+        claim_draws: bool = True,
+        action_encoding: str = "alphazero",
+    ) -> None:
+        if not isinstance(history, int) or history < 1:
+            raise ValueError(f"history must be a positive integer, got {history!r}")
+        self.encoding: ActionEncoding = get_encoding(action_encoding)
+        self.history = history
+        self.claim_draws = claim_draws
+        self.num_actions = self.encoding.num_actions
+        self.observation_shape = (_PLANES_PER_STEP * history + _META_PLANES, 8, 8)
+        if fen is None:
+            self.board = chess.Board()
+        else:
+            if not isinstance(fen, str):
+                raise TypeError(f"fen must be a string, got {type(fen).__name__}")
+            self.board = chess.Board(fen)
+            _validate_board(self.board, fen)
+        self._keys: list[tuple] = []
+        self._frames: list[tuple[int, ...]] = []
+        self._counts: dict[tuple, int] = {}
+        self._legal: dict[int, chess.Move] | None = None
+        self._record_position()
+
+    @classmethod
+    def from_text(cls, text: str, **options) -> ChessState:
+        """A state from a FEN (no earlier history)."""
+        return cls(text, **options)
+
+    # -- positions and history -------------------------------------------------------------
+
+    def _record_position(self) -> None:
+        board = self.board
+        black, white = board.occupied_co  # indexed by colour: BLACK = False = 0
+        key = (
+            board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+            white, black, board.turn, board.clean_castling_rights(),
+            board.ep_square if board.has_legal_en_passant() else None,
+        )
+        count = self._counts.get(key, 0) + 1
+        self._counts[key] = count
+        self._keys.append(key)
+        pieces = key[:6]
+        self._frames.append(
+            tuple(p & white for p in pieces)
+            + tuple(p & black for p in pieces)
+            + (_ALL if count >= 2 else 0, _ALL if count >= 3 else 0)
+        )
+        self._legal = None
+        self._outcome: Outcome | None | bool = False
+
+    def repetitions(self) -> int:
+        """How many times the current position has occurred so far (1 the first time)."""
+        return self._counts[self._keys[-1]]
+
+    # -- moves -----------------------------------------------------------------------------
+
+    @property
+    def current_player(self) -> int:
+        return 0 if self.board.turn == chess.WHITE else 1
+
+    def _legal_moves(self) -> dict[int, chess.Move]:
+        if self._legal is None:
+            by_from_to, by_promotion = self.encoding.absolute_tables(self.board.turn)
+            legal = {}
+            for move in self.board.generate_legal_moves():
+                if move.promotion:
+                    action = by_promotion.get((move.from_square, move.to_square, move.promotion))
+                    if action is None:
+                        action = by_from_to[move.from_square * 64 + move.to_square]
+                else:
+                    action = by_from_to[move.from_square * 64 + move.to_square]
+                legal[action] = move
+            self._legal = legal
+        return self._legal
+
+    def legal_actions(self) -> np.ndarray:
+        if self.is_terminal():
+            return np.zeros(0, dtype=np.int64)
+        return np.fromiter(self._legal_moves(), dtype=np.int64)
+
+    def legal_action_mask(self) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=bool)
+        if not self.is_terminal():
+            mask[list(self._legal_moves())] = True
+        return mask
+
+    def legal_moves_by_action(self) -> dict[int, chess.Move]:
+        """The board's legal moves keyed by action (regardless of draw rules). Do not mutate."""
+        return self._legal_moves()
+
+    def apply(self, action: int) -> None:
+        action = as_action(action, self.num_actions)
+        move = self._legal_moves().get(action)
+        if move is None:
+            raise IllegalActionError(self._illegal_message(action))
+        self.board.push(move)
+        self._record_position()
+
+    def apply_move(self, move: chess.Move | str) -> None:
+        """Play a python-chess Move or UCI text; raises IllegalActionError if illegal."""
+        self.apply(self.move_to_action(move if isinstance(move, str) else move.uci()))
+
+    def _illegal_message(self, action: int) -> str:
+        try:
+            text = f"action {action} ({self.action_to_move(action)})"
+        except ValueError:
+            text = f"action {action} (off the board)"
+        return f"{text} is not legal in {self.board.fen()}"
+
+    def undo(self) -> None:
+        if not self.board.move_stack:
+            raise IndexError("undo: no move to take back")
+        self.board.pop()
+        key = self._keys.pop()
+        self._counts[key] -= 1
+        self._frames.pop()
+        self._legal = None
+        self._outcome = False
+
+    def copy(self) -> ChessState:
+        other = object.__new__(ChessState)
+        other.__dict__.update(self.__dict__)
+        other.board = self.board.copy()
+        other._keys = self._keys.copy()
+        other._frames = self._frames.copy()
+        other._counts = self._counts.copy()
+        return other
+
+    def action_to_move(self, action: int) -> str:
+        """UCI text of ``action`` for the side to move (it need not be legal)."""
+        action = as_action(action, self.num_actions)
+        decoded = self.encoding.decode(action)
+        if decoded is None:
+            raise ValueError(f"action {action} leaves the board in encoding {self.encoding.name!r}")
+        flip = 0 if self.board.turn == chess.WHITE else 56
+        from_square, to_square, promotion = decoded[0] ^ flip, decoded[1] ^ flip, decoded[2]
+        if (
+            promotion is None
+            and self.board.pawns & chess.BB_SQUARES[from_square]
+            and chess.square_rank(to_square) in (0, 7)
+            and self.encoding.encode(decoded[0], decoded[1], chess.QUEEN) == action
+        ):
+            promotion = chess.QUEEN
+        return chess.Move(from_square, to_square, promotion).uci()
+
+    def move_to_action(self, move: str) -> int:
+        """Action index of the UCI move text ``move`` for the side to move (legal or not)."""
+        try:
+            parsed = chess.Move.from_uci(move)
+        except (chess.InvalidMoveError, ValueError, TypeError):
+            raise ValueError(f"malformed UCI move {move!r}") from None
+        flip = 0 if self.board.turn == chess.WHITE else 56
+        action = self.encoding.encode(parsed.from_square ^ flip, parsed.to_square ^ flip, parsed.promotion)
+        if action < 0:
+            raise ValueError(f"move {move} has no action in encoding {self.encoding.name!r}")
+        return action
+
+    # -- outcome ---------------------------------------------------------------------------
+
+    def outcome(self) -> Outcome | None:
+        if self._outcome is False:
+            self._outcome = self._compute_outcome()
+        return self._outcome  # type: ignore[return-value]
+
+    def _compute_outcome(self) -> Outcome | None:
+        board = self.board
+        if not self._legal_moves():
+            if board.is_check():
+                return self._decisive(Termination.CHECKMATE)
+            return Outcome(Termination.STALEMATE, (0.0, 0.0))
+        if board.is_insufficient_material():
+            return Outcome(Termination.INSUFFICIENT_MATERIAL, (0.0, 0.0))
+        if board.halfmove_clock >= 150:
+            return Outcome(Termination.SEVENTYFIVE_MOVES, (0.0, 0.0))
+        repetitions = self.repetitions()
+        if repetitions >= 5:
+            return Outcome(Termination.FIVEFOLD_REPETITION, (0.0, 0.0))
+        if self.claim_draws:
+            if repetitions >= 3:
+                return Outcome(Termination.THREEFOLD_REPETITION, (0.0, 0.0))
+            if board.halfmove_clock >= 100:
+                return Outcome(Termination.FIFTY_MOVES, (0.0, 0.0))
+        return None
+
+    def _decisive(self, termination: Termination) -> Outcome:
+        return Outcome(termination, (-1.0, 1.0) if self.board.turn == chess.WHITE else (1.0, -1.0))
+
+    def is_terminal(self) -> bool:
+        return self.outcome() is not None
+
+    def returns(self) -> np.ndarray:
+        outcome = self.outcome()
+        return np.array(outcome.returns if outcome else (0.0, 0.0), dtype=np.float32)
+
+    # -- observation -----------------------------------------------------------------------
+
+    def observation(self, player: int | None = None) -> np.ndarray:
+        if player is None:
+            player = self.current_player
+        elif player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        steps = min(self.history, len(self._frames))
+        frames = np.array(self._frames[: -steps - 1 : -1], dtype=np.uint64)
+        if player == 1:
+            frames = frames.byteswap()[:, _SWAP_COLOURS]
+        obs = np.zeros(self.observation_shape, dtype=np.float32)
+        obs[: steps * _PLANES_PER_STEP] = bitboards_to_planes(frames).reshape(-1, 8, 8)
+        board = self.board
+        meta = _PLANES_PER_STEP * self.history
+        mine, theirs = (chess.WHITE, chess.BLACK) if player == 0 else (chess.BLACK, chess.WHITE)
+        obs[meta] = player
+        obs[meta + 1] = min(board.ply(), _MAX_PLY_SCALE) / _MAX_PLY_SCALE
+        obs[meta + 2] = board.has_kingside_castling_rights(mine)
+        obs[meta + 3] = board.has_queenside_castling_rights(mine)
+        obs[meta + 4] = board.has_kingside_castling_rights(theirs)
+        obs[meta + 5] = board.has_queenside_castling_rights(theirs)
+        obs[meta + 6] = min(board.halfmove_clock, _NO_PROGRESS_SCALE) / _NO_PROGRESS_SCALE
+        return obs
+
+    # -- text and pictures -----------------------------------------------------------------
+
+    def to_text(self) -> str:
+        return self.board.fen()
+
+    def __repr__(self) -> str:
+        return f"ChessState({self.board.fen()!r})"
+
+    def board_cells(self) -> list[list[tuple[str, int] | None]]:
+        """Rows from rank 8 down to rank 1: (piece letter, seat) or None, for the renderers."""
+        rows = []
+        for rank in range(7, -1, -1):
+            row: list[tuple[str, int] | None] = []
+            for file in range(8):
+                piece = self.board.piece_at(chess.square(file, rank))
+                row.append(None if piece is None else (piece.symbol().upper(), 0 if piece.color else 1))
+            rows.append(row)
+        return rows
+
+    def to_svg(self, size: int = 400) -> str:
+        """An SVG picture of the board with the last move and any check marked."""
+        board = self.board
+        lastmove = board.peek() if board.move_stack else None
+        check = board.king(board.turn) if board.is_check() else None
+        return chess.svg.board(board, size=size, lastmove=lastmove, check=check)
+
+
+def perft(text: str, depth: int, **options) -> int:
+    """Number of leaf nodes of the legal-move tree of ``depth`` plies from the FEN ``text``.
+
+    Walks our action encoding with apply/undo and counts the last ply in bulk. Draw rules do
+    not stop the count (as in every published perft table).
+    """
+    if depth < 0:
+        raise ValueError(f"depth must be >= 0, got {depth}")
+    state = ChessState(text, **options)
+
+    def count(d: int) -> int:
+        actions = list(state.legal_moves_by_action())
+        if d == 1:
+            return len(actions)
+        nodes = 0
+        for action in actions:
+            state.apply(action)
+            nodes += count(d - 1)
+            state.undo()
+        return nodes
+
+    return 1 if depth == 0 else count(depth)
+
+
+def legal_moves(text: str) -> list[str]:
+    """The legal moves of the FEN ``text`` as sorted UCI strings."""
+    return sorted(move.uci() for move in ChessState(text).legal_moves_by_action().values())
