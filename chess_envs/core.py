@@ -125,12 +125,14 @@ def as_action(action: Any, num_actions: int) -> int:
     Accepts Python and numpy integers (and 0-d integer arrays); anything else is a TypeError,
     an integer outside ``[0, num_actions)`` a ValueError.
     """
-    if isinstance(action, (bool, np.bool_)):
-        raise TypeError(f"action must be an integer, got a boolean {action!r}")
-    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-        action = action.item()
-    if not isinstance(action, (int, np.integer)):
-        raise TypeError(f"action must be an integer in [0, {num_actions}), got {type(action).__name__} {action!r}")
+    kind = type(action)
+    if kind is not int and kind is not np.int64:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer, np.ndarray)):
+            raise TypeError(f"action must be an integer in [0, {num_actions}), got {kind.__name__} {action!r}")
+        if isinstance(action, np.ndarray):
+            if action.shape != () or not np.issubdtype(action.dtype, np.integer):
+                raise TypeError(f"action must be an integer, got an array of shape {action.shape} ({action.dtype})")
+            action = action.item()
     action = int(action)
     if not 0 <= action < num_actions:
         raise ValueError(f"action {action} is outside the action space [0, {num_actions})")
@@ -147,6 +149,7 @@ def bitboards_to_planes(bitboards: np.ndarray, height: int = 8, width: int = 8) 
     low ``height * width`` bits.
     """
     as_bytes = np.ascontiguousarray(bitboards, dtype="<u8").view(np.uint8)
-    bits = np.unpackbits(as_bytes, axis=-1, bitorder="little")
-    bits = bits.reshape(*bitboards.shape, _BITS_PER_BOARD)[..., : height * width]
+    bits = np.unpackbits(as_bytes, bitorder="little").reshape(*bitboards.shape, _BITS_PER_BOARD)
+    if height * width != _BITS_PER_BOARD:
+        bits = bits[..., : height * width]
     return bits.reshape(*bitboards.shape, height, width)

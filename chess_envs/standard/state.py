@@ -30,7 +30,7 @@ import chess
 import chess.svg
 import numpy as np
 
-from chess_envs.core import IllegalActionError, Outcome, Termination, as_action, bitboards_to_planes
+from chess_envs.core import IllegalActionError, Outcome, Termination, as_action
 from chess_envs.standard.encoding import ActionEncoding, get_encoding
 
 _ALL = (1 << 64) - 1
@@ -40,6 +40,23 @@ _MAX_PLY_SCALE = 512.0
 _NO_PROGRESS_SCALE = 150.0
 # Column order that swaps colours in a history frame (white pieces, black pieces, repetitions).
 _SWAP_COLOURS = np.array([6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 12, 13])
+_PLANE_ORDER = {0: np.arange(_PLANES_PER_STEP), 1: _SWAP_COLOURS}
+_gather_cache: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _frame_gather(player: int, steps: int) -> np.ndarray:
+    """Byte indices that turn the last ``steps`` frame rows into observation planes for ``player``.
+
+    A bitboard's byte ``r`` is rank ``r``; the output takes frames newest first, the player's
+    pieces first, and for black the ranks mirrored (byte ``7 - r``): one gather does all three.
+    """
+    key = (player, steps)
+    if key not in _gather_cache:
+        step, plane, row = np.meshgrid(np.arange(steps), np.arange(_PLANES_PER_STEP), np.arange(8), indexing="ij")
+        byte = 7 - row if player == 1 else row
+        source = ((steps - 1 - step) * _PLANES_PER_STEP + _PLANE_ORDER[player][plane]) * 8 + byte
+        _gather_cache[key] = source.ravel()
+    return _gather_cache[key]
 
 
 def _validate_board(board: chess.Board, fen: str) -> None:
@@ -86,7 +103,9 @@ class ChessState:
             self.board = chess.Board(fen)
             _validate_board(self.board, fen)
         self._keys: list[tuple] = []
-        self._frames: list[tuple[int, ...]] = []
+        # One row per position of the game: 12 piece bitboards (white's, then black's) and
+        # two repetition masks, so an observation is a slice of the last `history` rows.
+        self._frames = np.zeros((64, _PLANES_PER_STEP), dtype=np.uint64)
         self._counts: dict[tuple, int] = {}
         self._legal: dict[int, chess.Move] | None = None
         self._record_position()
@@ -101,20 +120,24 @@ class ChessState:
     def _record_position(self) -> None:
         board = self.board
         black, white = board.occupied_co  # indexed by colour: BLACK = False = 0
-        key = (
+        pawns, knights, bishops, rooks, queens, kings = (
             board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-            white, black, board.turn, board.clean_castling_rights(),
-            board.ep_square if board.has_legal_en_passant() else None,
+        )
+        key = (
+            pawns, knights, bishops, rooks, queens, kings, white, black, board.turn,
+            board.clean_castling_rights(), board.ep_square if board.has_legal_en_passant() else None,
         )
         count = self._counts.get(key, 0) + 1
         self._counts[key] = count
-        self._keys.append(key)
-        pieces = key[:6]
-        self._frames.append(
-            tuple(p & white for p in pieces)
-            + tuple(p & black for p in pieces)
-            + (_ALL if count >= 2 else 0, _ALL if count >= 3 else 0)
+        keys = self._keys
+        if len(keys) == len(self._frames):
+            self._frames = np.concatenate([self._frames, np.zeros_like(self._frames)])
+        self._frames[len(keys)] = (
+            pawns & white, knights & white, bishops & white, rooks & white, queens & white, kings & white,
+            pawns & black, knights & black, bishops & black, rooks & black, queens & black, kings & black,
+            _ALL if count >= 2 else 0, _ALL if count >= 3 else 0,
         )
+        keys.append(key)
         self._legal = None
         self._outcome: Outcome | None | bool = False
 
@@ -131,27 +154,27 @@ class ChessState:
     def _legal_moves(self) -> dict[int, chess.Move]:
         if self._legal is None:
             by_from_to, by_promotion = self.encoding.absolute_tables(self.board.turn)
-            legal = {}
-            for move in self.board.generate_legal_moves():
-                if move.promotion:
-                    action = by_promotion.get((move.from_square, move.to_square, move.promotion))
-                    if action is None:
-                        action = by_from_to[move.from_square * 64 + move.to_square]
-                else:
-                    action = by_from_to[move.from_square * 64 + move.to_square]
-                legal[action] = move
-            self._legal = legal
+            self._legal = {
+                (  # a queen promotion missing from by_promotion is the plain move; no action there is 0
+                    by_promotion.get((move.from_square, move.to_square, move.promotion))
+                    or by_from_to[move.from_square * 64 + move.to_square]
+                    if move.promotion
+                    else by_from_to[move.from_square * 64 + move.to_square]
+                ): move
+                for move in self.board.generate_legal_moves()
+            }
         return self._legal
 
     def legal_actions(self) -> np.ndarray:
         if self.is_terminal():
             return np.zeros(0, dtype=np.int64)
-        return np.fromiter(self._legal_moves(), dtype=np.int64)
+        legal = self._legal_moves()
+        return np.fromiter(legal, dtype=np.int64, count=len(legal))
 
     def legal_action_mask(self) -> np.ndarray:
         mask = np.zeros(self.num_actions, dtype=bool)
         if not self.is_terminal():
-            mask[list(self._legal_moves())] = True
+            mask[self.legal_actions()] = True
         return mask
 
     def legal_moves_by_action(self) -> dict[int, chess.Move]:
@@ -183,7 +206,6 @@ class ChessState:
         self.board.pop()
         key = self._keys.pop()
         self._counts[key] -= 1
-        self._frames.pop()
         self._legal = None
         self._outcome = False
 
@@ -269,22 +291,26 @@ class ChessState:
             player = self.current_player
         elif player not in (0, 1):
             raise ValueError(f"player must be 0 or 1, got {player!r}")
-        steps = min(self.history, len(self._frames))
-        frames = np.array(self._frames[: -steps - 1 : -1], dtype=np.uint64)
+        positions = len(self._keys)
+        steps = min(self.history, positions)
+        frame_bytes = self._frames[positions - steps : positions].view(np.uint8).reshape(-1)
+        obs = np.empty(self.observation_shape, dtype=np.float32)
+        filled = steps * _PLANES_PER_STEP
+        obs.reshape(-1)[: filled * 64] = np.unpackbits(frame_bytes[_frame_gather(player, steps)], bitorder="little")
+        obs[filled : _PLANES_PER_STEP * self.history] = 0.0
+        castling = self._keys[-1][9]
+        rights = (castling & chess.BB_H1, castling & chess.BB_A1, castling & chess.BB_H8, castling & chess.BB_A8)
         if player == 1:
-            frames = frames.byteswap()[:, _SWAP_COLOURS]
-        obs = np.zeros(self.observation_shape, dtype=np.float32)
-        obs[: steps * _PLANES_PER_STEP] = bitboards_to_planes(frames).reshape(-1, 8, 8)
+            rights = rights[2:] + rights[:2]
         board = self.board
-        meta = _PLANES_PER_STEP * self.history
-        mine, theirs = (chess.WHITE, chess.BLACK) if player == 0 else (chess.BLACK, chess.WHITE)
-        obs[meta] = player
-        obs[meta + 1] = min(board.ply(), _MAX_PLY_SCALE) / _MAX_PLY_SCALE
-        obs[meta + 2] = board.has_kingside_castling_rights(mine)
-        obs[meta + 3] = board.has_queenside_castling_rights(mine)
-        obs[meta + 4] = board.has_kingside_castling_rights(theirs)
-        obs[meta + 5] = board.has_queenside_castling_rights(theirs)
-        obs[meta + 6] = min(board.halfmove_clock, _NO_PROGRESS_SCALE) / _NO_PROGRESS_SCALE
+        ply = 2 * (board.fullmove_number - 1) + (board.turn == chess.BLACK)
+        meta = [
+            player,
+            min(ply, _MAX_PLY_SCALE) / _MAX_PLY_SCALE,
+            rights[0] != 0, rights[1] != 0, rights[2] != 0, rights[3] != 0,
+            min(board.halfmove_clock, _NO_PROGRESS_SCALE) / _NO_PROGRESS_SCALE,
+        ]
+        obs[_PLANES_PER_STEP * self.history :] = np.array(meta, dtype=np.float32)[:, None, None]
         return obs
 
     # -- text and pictures -----------------------------------------------------------------
