@@ -10,9 +10,10 @@ alone, produces the observation planes and the legal-action mask at every ply:
   legal move, insufficient material or the 50-move rule (no observation, no mask, and no
   repetition bookkeeping: the cheapest honest loop, so the ratios favour it).
 
-Every runner picks its move the same way: ``np.flatnonzero`` over the mask viewed as bool
-(numpy's nonzero is several times slower on int8 than on bool). Repetitions are interleaved (each repetition runs every runner once) and the table reports
-medians and the ratio to python-chess. Run: ``python benchmarks/env_throughput.py``.
+The env runners pick their move the same way: ``np.flatnonzero`` over the mask viewed as bool
+(numpy's nonzero is several times slower on int8 than on bool). Repetitions are interleaved
+(each repetition runs every runner once) and the table reports medians and the ratio to
+python-chess. Run: ``python benchmarks/env_throughput.py``.
 """
 
 from __future__ import annotations

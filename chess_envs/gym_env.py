@@ -209,10 +209,7 @@ class GameEnv(gym.Env):
     def _observe(self) -> dict[str, np.ndarray]:
         state = self._state
         perspective = None if self._opponents is None else self.agent_seat
-        if self._done:
-            mask = np.zeros(self.action_space.n, dtype=np.int8)
-        else:
-            mask = state.legal_action_mask().view(np.int8)
+        mask = self.action_masks().view(np.int8)
         return {"observation": state.observation(perspective), "action_mask": mask}
 
     def _info(self, mask: np.ndarray) -> dict[str, Any]:

@@ -16,7 +16,10 @@ SQUARE_PX = 48
 LIGHT, DARK = (240, 217, 181), (181, 136, 99)
 SEAT_FILL = ((250, 250, 250), (30, 30, 30), (200, 60, 60), (60, 90, 200))
 SEAT_TEXT = ((0, 0, 0), (255, 255, 255), (255, 255, 255), (255, 255, 255))
-_SVG_COLOURS = tuple("#%02x%02x%02x" % c for c in SEAT_FILL)
+
+
+def _hex(rgb: tuple[int, int, int]) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
 
 
 def render_ansi(state) -> str:
@@ -42,14 +45,18 @@ def render_svg(state, size: int = 400) -> str:
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{cols * unit:g}" height="{rows * unit:g}">']
     for r, row in enumerate(cells):
         for c, cell in enumerate(row):
-            colour = "#%02x%02x%02x" % (LIGHT if (r + c) % 2 == 0 else DARK)
-            parts.append(f'<rect x="{c * unit:g}" y="{r * unit:g}" width="{unit:g}" height="{unit:g}" fill="{colour}"/>')
+            square = _hex(LIGHT if (r + c) % 2 == 0 else DARK)
+            parts.append(
+                f'<rect x="{c * unit:g}" y="{r * unit:g}" width="{unit:g}" height="{unit:g}" fill="{square}"/>'
+            )
             if cell is not None:
+                letter, seat = cell
                 cx, cy = (c + 0.5) * unit, (r + 0.5) * unit
+                fill, ink = _hex(SEAT_FILL[seat]), _hex(SEAT_TEXT[seat])
+                parts.append(f'<circle cx="{cx:g}" cy="{cy:g}" r="{unit * 0.4:g}" fill="{fill}" stroke="black"/>')
                 parts.append(
-                    f'<circle cx="{cx:g}" cy="{cy:g}" r="{unit * 0.4:g}" fill="{_SVG_COLOURS[cell[1]]}" stroke="black"/>'
                     f'<text x="{cx:g}" y="{cy:g}" font-size="{unit * 0.5:g}" text-anchor="middle" '
-                    f'dominant-baseline="central" fill="#%02x%02x%02x">{cell[0]}</text>' % SEAT_TEXT[cell[1]]
+                    f'dominant-baseline="central" fill="{ink}">{letter}</text>'
                 )
     parts.append("</svg>")
     return "".join(parts)

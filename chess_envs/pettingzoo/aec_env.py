@@ -26,7 +26,12 @@ from chess_envs.games import game_class
 class GameAECEnv(AECEnv, EzPickle):
     """A board game as an AEC environment; ``fen``, ``max_plies`` and game options as in GameEnv."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array", "svg"], "name": "game_v0", "is_parallelizable": False, "render_fps": 2}
+    metadata = {
+        "render_modes": ["ansi", "rgb_array", "svg"],
+        "name": "game_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
 
     def __init__(
         self,

@@ -121,11 +121,25 @@ class ChessState:
         board = self.board
         black, white = board.occupied_co  # indexed by colour: BLACK = False = 0
         pawns, knights, bishops, rooks, queens, kings = (
-            board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+            board.pawns,
+            board.knights,
+            board.bishops,
+            board.rooks,
+            board.queens,
+            board.kings,
         )
         key = (
-            pawns, knights, bishops, rooks, queens, kings, white, black, board.turn,
-            board.clean_castling_rights(), board.ep_square if board.has_legal_en_passant() else None,
+            pawns,
+            knights,
+            bishops,
+            rooks,
+            queens,
+            kings,
+            white,
+            black,
+            board.turn,
+            board.clean_castling_rights(),
+            board.ep_square if board.has_legal_en_passant() else None,
         )
         count = self._counts.get(key, 0) + 1
         self._counts[key] = count
@@ -133,9 +147,20 @@ class ChessState:
         if len(keys) == len(self._frames):
             self._frames = np.concatenate([self._frames, np.zeros_like(self._frames)])
         self._frames[len(keys)] = (
-            pawns & white, knights & white, bishops & white, rooks & white, queens & white, kings & white,
-            pawns & black, knights & black, bishops & black, rooks & black, queens & black, kings & black,
-            _ALL if count >= 2 else 0, _ALL if count >= 3 else 0,
+            pawns & white,
+            knights & white,
+            bishops & white,
+            rooks & white,
+            queens & white,
+            kings & white,
+            pawns & black,
+            knights & black,
+            bishops & black,
+            rooks & black,
+            queens & black,
+            kings & black,
+            _ALL if count >= 2 else 0,
+            _ALL if count >= 3 else 0,
         )
         keys.append(key)
         self._legal = None
@@ -307,7 +332,10 @@ class ChessState:
         meta = [
             player,
             min(ply, _MAX_PLY_SCALE) / _MAX_PLY_SCALE,
-            rights[0] != 0, rights[1] != 0, rights[2] != 0, rights[3] != 0,
+            rights[0] != 0,
+            rights[1] != 0,
+            rights[2] != 0,
+            rights[3] != 0,
             min(board.halfmove_clock, _NO_PROGRESS_SCALE) / _NO_PROGRESS_SCALE,
         ]
         obs[_PLANES_PER_STEP * self.history :] = np.array(meta, dtype=np.float32)[:, None, None]

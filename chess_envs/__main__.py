@@ -1,0 +1,54 @@
+"""Play one random-vs-random game through the Gymnasium env and draw it in the terminal.
+
+Run: ``python -m chess_envs [--game chess] [--seed 0] [--every 20] [--svg final.svg]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import gymnasium as gym
+import numpy as np
+
+from chess_envs import __version__
+from chess_envs.games import GAMES
+from chess_envs.render import render_svg
+
+ENV_IDS = {"chess": "Chess-v0"}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m chess_envs", description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=sorted(GAMES), default="chess", help="which game to play")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random moves")
+    parser.add_argument("--every", type=int, default=20, help="draw the board every N plies (0: only the end)")
+    parser.add_argument("--svg", metavar="PATH", help="also write the final position as an SVG picture")
+    args = parser.parse_args(argv)
+    if args.every < 0:
+        parser.error("--every must be >= 0")
+
+    env = gym.make(ENV_IDS[args.game], render_mode="ansi")
+    rng = np.random.default_rng(args.seed)
+    obs, info = env.reset(seed=args.seed)
+    print(f"chess_envs {__version__}: a random game of {args.game}\n{env.render()}")
+    plies, done = 0, False
+    while not done:
+        action = rng.choice(np.flatnonzero(obs["action_mask"]))
+        obs, reward, terminated, truncated, info = env.step(action)
+        plies += 1
+        done = terminated or truncated
+        if args.every and plies % args.every == 0 and not done:
+            print(f"after {plies} plies:\n{env.render()}")
+    state = env.unwrapped.state
+    result = info.get("termination", "truncated")
+    print(f"final position after {plies} plies:\n{env.render()}")
+    print(f"game over: {result}, returns per seat {state.returns().tolist()}")
+    if args.svg:
+        with open(args.svg, "w", encoding="utf-8") as handle:
+            handle.write(render_svg(state))
+        print(f"wrote {args.svg}")
+    env.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Matches, tournaments and ratings between agents (see DESIGN.md section 7); filled in by later issues."""

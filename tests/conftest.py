@@ -1,0 +1,44 @@
+"""Shared fixtures: seeded random games that visit castling, en passant and promotions."""
+
+from __future__ import annotations
+
+import random
+
+import chess
+import pytest
+
+from chess_envs.standard import ChessState
+
+
+def random_positions(count: int, seed: int, **options) -> list[ChessState]:
+    """``count`` states from seeded random games (both colours to move, early and late plies).
+
+    Moves are uniform at random except that castling, en passant and promotions are preferred
+    when available and pawn moves often, so the sample holds many of each.
+    """
+    rng = random.Random(seed)
+    states: list[ChessState] = []
+    while len(states) < count:
+        state = ChessState(**options)
+        while not state.is_terminal() and len(states) < count:
+            states.append(state.copy())
+            moves = list(state.board.legal_moves)
+            board = state.board
+            special = [m for m in moves if m.promotion or board.is_en_passant(m) or board.is_castling(m)]
+            pawn_moves = [m for m in moves if board.pawns & chess.BB_SQUARES[m.from_square]]
+            if special and rng.random() < 0.7:
+                moves = special
+            elif pawn_moves and rng.random() < 0.4:
+                moves = pawn_moves
+            move = rng.choice(moves)
+            state.apply_move(move)
+    return states
+
+
+@pytest.fixture(scope="session")
+def positions() -> list[ChessState]:
+    return random_positions(2500, seed=7)
+
+
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+STARTING_FEN = chess.STARTING_FEN

@@ -1,0 +1,43 @@
+"""The benchmark scripts still run (their numbers are read by people, never asserted here)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_env_throughput_runs_and_prints_every_runner():
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "env_throughput.py"),
+            "--games",
+            "1",
+            "--repetitions",
+            "1",
+            "--pettingzoo-games",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    for runner in ("python-chess", "ChessState", "Chess-v0", "PettingZoo chess_v6"):
+        assert runner in result.stdout
+
+
+def test_demo_plays_a_game(tmp_path):
+    svg = tmp_path / "final.svg"
+    result = subprocess.run(
+        [sys.executable, "-m", "chess_envs", "--every", "0", "--svg", str(svg)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "game over:" in result.stdout and svg.read_text().startswith("<svg")
