@@ -14,7 +14,7 @@ from chess_envs import __version__
 from chess_envs.games import GAMES
 from chess_envs.render import render_svg
 
-ENV_IDS = {"chess": "Chess-v0"}
+ENV_IDS = {"chess": "Chess-v0", "los_alamos": "LosAlamos-v0"}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -19,6 +19,7 @@ __all__ = [
     "Termination",
     "as_action",
     "bitboards_to_planes",
+    "queen_knight_layout",
 ]
 
 
@@ -153,3 +154,39 @@ def bitboards_to_planes(bitboards: np.ndarray, height: int = 8, width: int = 8) 
     if height * width != _BITS_PER_BOARD:
         bits = bits[..., : height * width]
     return bits.reshape(*bitboards.shape, height, width)
+
+
+QUEEN_DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
+"""N, NE, E, SE, S, SW, W, NW as (file step, rank step); N points at the opponent."""
+KNIGHT_OFFSETS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
+
+
+def queen_knight_layout(size: int, underpromotions: tuple[int, ...]) -> list[tuple[int, int, int | None] | None]:
+    """AlphaZero's move-type layout on a ``size`` x ``size`` board, in the mover's frame.
+
+    Entry ``from_square * types + move_type`` is ``(from, to, promotion)`` (squares
+    ``rank * size + file``) or None where the move leaves the board, with
+    ``types = 8 * (size - 1) + 8 + 3 * len(underpromotions)``: queen-like moves
+    (``direction * (size - 1) + distance - 1``), then the 8 knight moves, then underpromotions
+    (``direction * len(underpromotions) + piece``, direction 0 = capture towards file - 1,
+    1 = push, 2 = capture towards file + 1) from the second-to-last rank.
+    """
+
+    def target(file: int, rank: int) -> int | None:
+        return rank * size + file if 0 <= file < size and 0 <= rank < size else None
+
+    moves: list[tuple[int, int, int | None] | None] = []
+    for from_square in range(size * size):
+        file, rank = from_square % size, from_square // size
+        for df, dr in QUEEN_DIRECTIONS:
+            for distance in range(1, size):
+                to_square = target(file + df * distance, rank + dr * distance)
+                moves.append(None if to_square is None else (from_square, to_square, None))
+        for df, dr in KNIGHT_OFFSETS:
+            to_square = target(file + df, rank + dr)
+            moves.append(None if to_square is None else (from_square, to_square, None))
+        for df in (-1, 0, 1):
+            to_square = target(file + df, rank + 1) if rank == size - 2 else None
+            for piece in underpromotions:
+                moves.append(None if to_square is None else (from_square, to_square, piece))
+    return moves

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 
 import chess
 
-QUEEN_DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
-KNIGHT_OFFSETS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
+from chess_envs.core import queen_knight_layout
+
 UNDERPROMOTION_PIECES = (chess.KNIGHT, chess.BISHOP, chess.ROOK)
 PROMOTION_PIECES = (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
 
@@ -103,28 +103,6 @@ class ActionEncoding:
         return self._absolute[key]
 
 
-def _square(file: int, rank: int) -> int | None:
-    return rank * 8 + file if 0 <= file < 8 and 0 <= rank < 8 else None
-
-
-def _alphazero_moves() -> list[Move | None]:
-    moves: list[Move | None] = []
-    for from_square in range(64):
-        file, rank = from_square % 8, from_square // 8
-        for df, dr in QUEEN_DIRECTIONS:
-            for distance in range(1, 8):
-                to_square = _square(file + df * distance, rank + dr * distance)
-                moves.append(None if to_square is None else (from_square, to_square, None))
-        for df, dr in KNIGHT_OFFSETS:
-            to_square = _square(file + df, rank + dr)
-            moves.append(None if to_square is None else (from_square, to_square, None))
-        for df in (-1, 0, 1):
-            to_square = _square(file + df, rank + 1) if rank == 6 else None
-            for piece in UNDERPROMOTION_PIECES:
-                moves.append(None if to_square is None else (from_square, to_square, piece))
-    return moves
-
-
 def _promotion_from_to() -> list[tuple[int, int]]:
     """The 44 promotion (from, to) pairs of the seed, in the order of the module docstring."""
     pairs = []
@@ -147,7 +125,7 @@ def _from_to_moves() -> list[Move | None]:
 
 
 ENCODINGS: dict[str, ActionEncoding] = {
-    "alphazero": ActionEncoding("alphazero", _alphazero_moves()),
+    "alphazero": ActionEncoding("alphazero", queen_knight_layout(8, UNDERPROMOTION_PIECES)),
     "from_to": ActionEncoding("from_to", _from_to_moves()),
 }
 

@@ -1,0 +1,99 @@
+"""Los Alamos rules against the reference data and against Fairy-Stockfish (pyffish)."""
+
+from __future__ import annotations
+
+import json
+import random
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from chess_envs.los_alamos import LosAlamosState, legal_moves, perft, result
+
+REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "los_alamos"
+
+
+def load(name: str) -> list[dict]:
+    path = REFERENCE / name
+    if not path.exists():
+        pytest.skip(f"reference data {path} is not beside this checkout")
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def pytest_generate_tests(metafunc):
+    if "perft_record" in metafunc.fixturenames:
+        records = load("perft_public.jsonl") if (REFERENCE / "perft_public.jsonl").exists() else []
+        metafunc.parametrize("perft_record", records, ids=[f"{r['id']}-d{r['depth']}" for r in records])
+    if "terminal_record" in metafunc.fixturenames:
+        records = load("terminal_public.jsonl") if (REFERENCE / "terminal_public.jsonl").exists() else []
+        metafunc.parametrize("terminal_record", records, ids=[r["id"] for r in records])
+
+
+def test_reference_data_is_present():
+    assert len(load("perft_public.jsonl")) == 65
+    assert len(load("terminal_public.jsonl")) == 57
+
+
+def test_perft_record(perft_record):
+    if "moves" in perft_record:
+        assert legal_moves(perft_record["fen"]) == perft_record["moves"]
+    assert perft(perft_record["fen"], perft_record["depth"]) == perft_record["nodes"]
+
+
+def test_terminal_record(terminal_record):
+    assert result(terminal_record["fen"]) == terminal_record["result"]
+    state = LosAlamosState(terminal_record["fen"])
+    reason = {"checkmate": "checkmate", "stalemate": "stalemate", "fifty_move_rule": "fifty_moves"}
+    assert state.outcome().termination.value == reason[terminal_record["reason"]]
+
+
+def test_threefold_repetition_as_in_rules_md():
+    state = LosAlamosState()
+    for _ in range(2):
+        for move in ("b1a3", "b6a4", "a3b1", "a4b6"):
+            assert not state.is_terminal()
+            state.apply_move(move)
+        assert state.repetitions() == (2 if _ == 0 else 3)
+    assert state.outcome().termination.value == "threefold_repetition"
+
+
+def play_against_pyffish(seeds: range) -> int:
+    """Random games from ``seeds``: at every ply the legal move sets and the game end must agree."""
+    import pyffish
+
+    plies = 0
+    for seed in seeds:
+        rng = random.Random(seed)
+        state = LosAlamosState()
+        anchor, since = state.to_text(), []  # the last irreversible position and the moves after it
+        while True:
+            fen = state.to_text()
+            ours = legal_moves(fen)
+            theirs = sorted(pyffish.legal_moves("losalamos", fen, []))
+            assert ours == theirs, (seed, fen)
+            optional_end, _ = pyffish.is_optional_game_end("losalamos", anchor, since)
+            assert state.is_terminal() == (not theirs or optional_end), (seed, fen, since)
+            if state.is_terminal():
+                if not theirs:
+                    value = pyffish.game_result("losalamos", fen, [])
+                    assert state.returns()[state.current_player] == (0.0 if value == 0 else -1.0), (seed, fen)
+                break
+            move = rng.choice(ours)
+            state.apply_move(move)
+            plies += 1
+            if state.board.halfmove_clock == 0:
+                anchor, since = state.to_text(), []
+            else:
+                since.append(move)
+    return plies
+
+
+@pytest.mark.slow
+def test_agrees_with_fairy_stockfish_on_random_games():
+    """1,000 seeded random games checked ply by ply against pyffish, over two processes."""
+    pytest.importorskip("pyffish")
+    games = 1000
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        plies = sum(pool.map(play_against_pyffish, [range(0, games, 2), range(1, games, 2)]))
+    assert plies > 50_000
