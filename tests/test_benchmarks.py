@@ -41,3 +41,25 @@ def test_demo_plays_a_game(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "game over:" in result.stdout and svg.read_text().startswith("<svg")
+
+
+def test_los_alamos_speed_runs():
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "los_alamos_speed.py"),
+            "--repetitions",
+            "1",
+            "--chess-depth",
+            "2",
+            "--los-alamos-depth",
+            "2",
+            "--games",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "LosAlamos-v0" in result.stdout and "perft ours" in result.stdout

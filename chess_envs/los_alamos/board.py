@@ -115,7 +115,7 @@ class Board:
                     hint = " (Los Alamos chess has no bishops)" if char in "bB" else ""
                     raise ValueError(f"invalid piece {char!r} in rank {rank + 1} of {fen!r}{hint}")
                 if file >= SIZE:
-                    break
+                    raise ValueError(f"rank {rank + 1} of {fen!r} has more than 6 files")
                 squares[square(file, rank)] = piece if char.isupper() else -piece
                 file += 1
             if file != SIZE:
@@ -191,7 +191,7 @@ class Board:
             for t in ray:
                 p = b[t]
                 if p:
-                    if p == rook or p == queen:
+                    if p in (rook, queen):
                         return True
                     break
         for ray in DIAGONAL_RAYS[sq]:

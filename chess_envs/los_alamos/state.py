@@ -276,8 +276,9 @@ class LosAlamosState:
         squares = self.board.squares
         return [
             [
-                None if not squares[rank * SIZE + f] else
-                (PIECE_LETTERS[abs(squares[rank * SIZE + f])].upper(), 0 if squares[rank * SIZE + f] > 0 else 1)
+                None
+                if not squares[rank * SIZE + f]
+                else (PIECE_LETTERS[abs(squares[rank * SIZE + f])].upper(), 0 if squares[rank * SIZE + f] > 0 else 1)
                 for f in range(SIZE)
             ]
             for rank in range(SIZE - 1, -1, -1)
