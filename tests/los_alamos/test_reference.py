@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -17,17 +18,25 @@ REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "los_
 def load(name: str) -> list[dict]:
     path = REFERENCE / name
     if not path.exists():
-        pytest.skip(f"reference data {path} is not beside this checkout")
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        message = f"reference data {path} is not beside this checkout (shared/ next to the repository)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return records(name)
+
+
+def records(name: str) -> list[dict]:
+    path = REFERENCE / name
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
 def pytest_generate_tests(metafunc):
     if "perft_record" in metafunc.fixturenames:
-        records = load("perft_public.jsonl") if (REFERENCE / "perft_public.jsonl").exists() else []
-        metafunc.parametrize("perft_record", records, ids=[f"{r['id']}-d{r['depth']}" for r in records])
+        perft_records = records("perft_public.jsonl")
+        metafunc.parametrize("perft_record", perft_records, ids=[f"{r['id']}-d{r['depth']}" for r in perft_records])
     if "terminal_record" in metafunc.fixturenames:
-        records = load("terminal_public.jsonl") if (REFERENCE / "terminal_public.jsonl").exists() else []
-        metafunc.parametrize("terminal_record", records, ids=[r["id"] for r in records])
+        terminal_records = records("terminal_public.jsonl")
+        metafunc.parametrize("terminal_record", terminal_records, ids=[r["id"] for r in terminal_records])
 
 
 def test_reference_data_is_present():
