@@ -1,1 +1,13 @@
-"""Agents that pick moves given a game state (see DESIGN.md section 5); filled in by later issues."""
+"""Agents that pick moves from game states (DESIGN.md section 5).
+
+>>> from agents import make_agent
+>>> from chess_envs import LosAlamosState
+>>> agent = make_agent("greedy?seed=1", game="los_alamos")
+>>> state = LosAlamosState()
+>>> state.apply(agent.select_action(state))
+"""
+
+from agents import engine, simple  # noqa: F401  (register their agent kinds)
+from agents.base import Agent, AgentError, AgentSpec, known_kinds, make_agent, register_agent
+
+__all__ = ["Agent", "AgentError", "AgentSpec", "known_kinds", "make_agent", "register_agent"]

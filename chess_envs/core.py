@@ -107,6 +107,10 @@ class GameState(Protocol):
         """Planes (float32, channels first) from ``player``'s perspective (default: the mover)."""
         ...
 
+    def material(self) -> np.ndarray:
+        """Material per seat in pawns (float32), for baselines and adjudication."""
+        ...
+
     def to_text(self) -> str:
         """The position in the game's FEN-like notation."""
         ...

@@ -48,6 +48,7 @@ _PLANES_PER_STEP = 12
 _META_PLANES = 3
 _MAX_PLY_SCALE = 512.0
 _FIFTY_MOVES = 100
+_PIECE_VALUES = {PAWN: 1, KNIGHT: 3, ROOK: 5, QUEEN: 9, KING: 0}
 _LAYOUT = queen_knight_layout(SIZE, (KNIGHT, ROOK))
 NUM_ACTIONS = len(_LAYOUT)
 _MIRROR = [(SIZE - 1 - sq // SIZE) * SIZE + sq % SIZE for sq in range(NUM_SQUARES)]
@@ -207,6 +208,14 @@ class LosAlamosState:
         if action is None:
             raise ValueError(f"move {move} has no action in the Los Alamos encoding")
         return action
+
+    def material(self) -> np.ndarray:
+        """Material per seat (pawn 1, knight 3, rook 5, queen 9), float32."""
+        totals = [0.0, 0.0]
+        for piece in self.board.squares:
+            if piece:
+                totals[0 if piece > 0 else 1] += _PIECE_VALUES[abs(piece)]
+        return np.array(totals, dtype=np.float32)
 
     # -- outcome ---------------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ _PLANES_PER_STEP = 14
 _META_PLANES = 7
 _MAX_PLY_SCALE = 512.0
 _NO_PROGRESS_SCALE = 150.0
+_PIECE_VALUES = ((chess.PAWN, 1), (chess.KNIGHT, 3), (chess.BISHOP, 3), (chess.ROOK, 5), (chess.QUEEN, 9))
 # Column order that swaps colours in a history frame (white pieces, black pieces, repetitions).
 _SWAP_COLOURS = np.array([6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 12, 13])
 _PLANE_ORDER = {0: np.arange(_PLANES_PER_STEP), 1: _SWAP_COLOURS}
@@ -271,6 +272,17 @@ class ChessState:
         if action < 0:
             raise ValueError(f"move {move} has no action in encoding {self.encoding.name!r}")
         return action
+
+    def material(self) -> np.ndarray:
+        """Material per seat (pawn 1, knight 3, bishop 3, rook 5, queen 9), float32."""
+        board = self.board
+        return np.array(
+            [
+                sum(value * chess.popcount(board.pieces_mask(piece, colour)) for piece, value in _PIECE_VALUES)
+                for colour in (chess.WHITE, chess.BLACK)
+            ],
+            dtype=np.float32,
+        )
 
     # -- outcome ---------------------------------------------------------------------------
 

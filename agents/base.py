@@ -1,0 +1,110 @@
+"""The Agent protocol and agent spec strings.
+
+A spec string names an agent kind, an optional path and options, like a URL::
+
+    random            greedy?seed=3          stockfish?skill=0&movetime=50
+    fairy-stockfish?depth=1                  alphazero:runs/la/checkpoints/last.pt?sims=200
+
+Kinds register a factory with :func:`register_agent`; :func:`make_agent` builds one for a game.
+Kinds that need heavy imports (torch) are listed in ``_LAZY_KINDS`` and imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from chess_envs.core import GameState
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Something that picks a move: ``select_action(state)`` returns a legal action index."""
+
+    name: str
+
+    def select_action(self, state: GameState) -> int:
+        """A legal action of ``state`` (the agent may apply/undo on it but must restore it)."""
+        ...
+
+    def reset(self) -> None:
+        """Forget anything carried from the previous game."""
+        ...
+
+
+class AgentError(RuntimeError):
+    """An agent could not produce a move (an engine died, a file was unreadable, ...)."""
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed spec string: ``kind[:path][?key=value&...]``."""
+
+    kind: str
+    path: str | None = None
+    options: dict[str, str] = field(default_factory=dict)
+    text: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> AgentSpec:
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"an agent spec must be a non-empty string, got {text!r}")
+        body, _, query = text.strip().partition("?")
+        kind, _, path = body.partition(":")
+        options: dict[str, str] = {}
+        for item in filter(None, query.split("&")):
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise ValueError(f"bad option {item!r} in agent spec {text!r}: write key=value")
+            options[key] = value
+        return cls(kind=kind.strip().lower(), path=path or None, options=options, text=text.strip())
+
+
+Factory = Callable[..., Agent]
+_FACTORIES: dict[str, Factory] = {}
+_LAZY_KINDS = {"alphazero": "agents.alphazero.agent", "dqn": "agents.dqn"}
+
+
+def register_agent(kind: str) -> Callable[[Factory], Factory]:
+    """Class decorator: ``kind`` specs build agents with ``factory(game=..., path=..., **options)``."""
+
+    def decorate(factory: Factory) -> Factory:
+        _FACTORIES[kind] = factory
+        return factory
+
+    return decorate
+
+
+def known_kinds() -> list[str]:
+    return sorted(set(_FACTORIES) | set(_LAZY_KINDS))
+
+
+def make_agent(spec: str | AgentSpec, game: str) -> Agent:
+    """Build the agent described by ``spec`` for ``game``; ValueError when the spec is wrong."""
+    parsed = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
+    if parsed.kind not in _FACTORIES and parsed.kind in _LAZY_KINDS:
+        importlib.import_module(_LAZY_KINDS[parsed.kind])
+    factory = _FACTORIES.get(parsed.kind)
+    if factory is None:
+        raise ValueError(f"unknown agent {parsed.kind!r} in spec {parsed.text!r}; known agents: {', '.join(known_kinds())}")
+    try:
+        agent = factory(game=game, path=parsed.path, **parsed.options)
+    except TypeError as error:
+        raise ValueError(f"bad options in agent spec {parsed.text!r}: {error}") from None
+    agent.name = parsed.text
+    return agent
+
+
+def int_option(value: Any, name: str, minimum: int | None = None) -> int | None:
+    """Parse an integer option of a spec string (None stays None)."""
+    if value is None:
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"option {name} must be an integer, got {value!r}") from None
+    if minimum is not None and number < minimum:
+        raise ValueError(f"option {name} must be >= {minimum}, got {number}")
+    return number

@@ -1,0 +1,154 @@
+"""External UCI engines as agents: Stockfish for chess, Fairy-Stockfish for Los Alamos (and chess).
+
+Strength comes from the spec's options, any of which may be combined:
+``skill`` (Skill Level 0..20), ``depth``, ``nodes``, ``movetime`` (milliseconds); ``binary``
+names the executable. One engine process per agent, started on creation and ended by ``close()``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import chess
+import chess.engine
+
+from agents.base import AgentError, int_option, register_agent
+from chess_envs.core import GameState
+
+_VARIANTS = {"chess": "chess", "los_alamos": "losalamos"}
+
+
+def _find_binary(binary: str, package: str) -> str:
+    path = shutil.which(binary) or shutil.which(binary, path="/usr/games")
+    if path is None:
+        raise AgentError(f"engine binary {binary!r} not found on PATH; install it (apt-get install {package}) "
+                         f"or name it with ?binary=/path/to/engine")
+    return path
+
+
+class _Limits:
+    """The search limits and skill of a spec, validated."""
+
+    def __init__(self, skill, depth, nodes, movetime) -> None:
+        self.skill = int_option(skill, "skill", minimum=0)
+        if self.skill is not None and self.skill > 20:
+            raise ValueError(f"option skill must be in 0..20, got {self.skill}")
+        self.depth = int_option(depth, "depth", minimum=1)
+        self.nodes = int_option(nodes, "nodes", minimum=1)
+        self.movetime = int_option(movetime, "movetime", minimum=1)
+        if self.depth is None and self.nodes is None and self.movetime is None:
+            self.movetime = 100
+
+    def go_command(self) -> str:
+        parts = ["go"]
+        for key, value in (("depth", self.depth), ("nodes", self.nodes), ("movetime", self.movetime)):
+            if value is not None:
+                parts += [key, str(value)]
+        return " ".join(parts)
+
+
+@register_agent("stockfish")
+class StockfishAgent:
+    """Stockfish through python-chess's ``chess.engine`` (standard chess only)."""
+
+    def __init__(self, game: str = "chess", path: str | None = None, skill=None, depth=None, nodes=None,
+                 movetime=None, binary: str = "stockfish") -> None:
+        if game != "chess":
+            raise ValueError(f"stockfish plays standard chess only, not {game!r}; use fairy-stockfish")
+        self.name = "stockfish"
+        self.limits = _Limits(skill, depth, nodes, movetime)
+        executable = _find_binary(path or binary, "stockfish")
+        try:
+            self.engine = chess.engine.SimpleEngine.popen_uci(executable)
+            if self.limits.skill is not None:
+                self.engine.configure({"Skill Level": self.limits.skill})
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, OSError) as error:
+            raise AgentError(f"could not start {executable}: {error}") from error
+
+    def reset(self) -> None:
+        """Each position is sent with its whole game, so there is nothing to reset."""
+
+    def select_action(self, state: GameState) -> int:
+        limit = chess.engine.Limit(
+            depth=self.limits.depth,
+            nodes=self.limits.nodes,
+            time=None if self.limits.movetime is None else self.limits.movetime / 1000,
+        )
+        try:
+            result = self.engine.play(state.board, limit)
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError) as error:
+            raise AgentError(f"stockfish failed in {state.to_text()}: {error!r}") from error
+        if result.move is None:
+            raise AgentError(f"stockfish returned no move in {state.to_text()}")
+        return state.move_to_action(result.move.uci())
+
+    def close(self) -> None:
+        try:
+            self.engine.quit()
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError):
+            self.engine.close()
+
+
+@register_agent("fairy-stockfish")
+class FairyStockfishAgent:
+    """Fairy-Stockfish over UCI (``UCI_Variant losalamos`` for Los Alamos, ``chess`` for chess).
+
+    python-chess cannot describe a 6x6 board, so this speaks the few UCI commands it needs itself.
+    """
+
+    def __init__(self, game: str = "los_alamos", path: str | None = None, skill=None, depth=None, nodes=None,
+                 movetime=None, binary: str = "fairy-stockfish") -> None:
+        if game not in _VARIANTS:
+            raise ValueError(f"fairy-stockfish agent: no variant for game {game!r}")
+        self.name = "fairy-stockfish"
+        self.limits = _Limits(skill, depth, nodes, movetime)
+        executable = _find_binary(path or binary, "fairy-stockfish")
+        self.process = subprocess.Popen(
+            [executable], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True, bufsize=1,
+        )
+        self._send("uci")
+        self._read_until("uciok")
+        self._send(f"setoption name UCI_Variant value {_VARIANTS[game]}")
+        if self.limits.skill is not None:
+            self._send(f"setoption name Skill Level value {self.limits.skill}")
+        self._send("isready")
+        self._read_until("readyok")
+
+    def _send(self, line: str) -> None:
+        try:
+            self.process.stdin.write(line + "\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError) as error:
+            raise AgentError(f"fairy-stockfish is not running (exit code {self.process.poll()})") from error
+
+    def _read_until(self, prefix: str) -> str:
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise AgentError(f"fairy-stockfish ended while we waited for {prefix!r} "
+                                 f"(exit code {self.process.wait()})")
+            if line.startswith(prefix):
+                return line.strip()
+
+    def reset(self) -> None:
+        self._send("ucinewgame")
+
+    def select_action(self, state: GameState) -> int:
+        self._send(f"position fen {state.to_text()}")
+        self._send(self.limits.go_command())
+        words = self._read_until("bestmove").split()
+        if len(words) < 2 or words[1] in ("(none)", "0000"):
+            raise AgentError(f"fairy-stockfish found no move in {state.to_text()}")
+        return state.move_to_action(words[1])
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            try:
+                self._send("quit")
+                self.process.wait(timeout=5)
+            except (AgentError, subprocess.TimeoutExpired):
+                self.process.kill()
+        self.process.stdin.close()
+        self.process.stdout.close()

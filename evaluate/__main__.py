@@ -1,0 +1,85 @@
+"""Command line: ``python -m evaluate tournament --game los_alamos --agents random greedy ...``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from agents.base import AgentError, known_kinds
+from chess_envs.games import GAMES
+from evaluate.game import random_openings, read_openings
+from evaluate.ratings import rate
+from evaluate.report import crosstable, pgn, plot_ratings, rating_table, two_player_results
+from evaluate.results import write_atomic
+from evaluate.tournament import RESULTS_FILE, TournamentConfig, run_tournament
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m evaluate", description="Matches and tournaments between agents.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    t = commands.add_parser("tournament", help="a round-robin tournament with Elo ratings",
+                            description=f"Agent specs: {', '.join(known_kinds())} (e.g. 'fairy-stockfish?depth=1').")
+    t.add_argument("--game", choices=sorted(GAMES), required=True)
+    t.add_argument("--agents", nargs="+", required=True, help="agent spec strings, at least two")
+    t.add_argument("--games-per-pair", type=_positive, default=20, help="even: each opening is played both ways")
+    t.add_argument("--out", type=Path, required=True, help="folder for games.jsonl, PGN, ratings and the plot")
+    t.add_argument("--openings-plies", type=int, default=4, help="random plies that make each opening")
+    t.add_argument("--openings-file", type=Path, help="FENs to open from, one per line (instead of random plies)")
+    t.add_argument("--seed", type=int, default=0, help="seed of the random openings")
+    t.add_argument("--max-plies", type=_positive, default=400, help="a game this long is scored a draw")
+    t.add_argument("--workers", type=_positive, default=2, help="games played in parallel processes")
+    t.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals")
+    t.add_argument("--tensorboard", action="store_true", help="also log the ratings to TensorBoard in --out")
+    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def tournament(args: argparse.Namespace) -> None:
+    count = args.games_per_pair // 2 or 1
+    if args.openings_file is not None:
+        openings = read_openings(str(args.openings_file), args.game)
+    else:
+        openings = random_openings(args.game, count, args.openings_plies, args.seed)
+    config = TournamentConfig(args.game, list(args.agents), args.games_per_pair, openings[:count], args.max_plies)
+    records = run_tournament(config, args.out, workers=args.workers, progress=not args.quiet)
+    results = two_player_results(records)
+    anchor = next((a for a in config.agents if a.split("?")[0] == "random"), None)
+    ratings = rate(results, players=config.agents, anchor=anchor, bootstrap=args.bootstrap)
+    table, cross = rating_table(ratings, results), crosstable(records, config.agents)
+    print(f"\n{cross}\n\n{table}")
+    write_atomic(args.out / "crosstable.txt", f"{cross}\n\n{table}\n")
+    write_atomic(args.out / "games.pgn", pgn(records))
+    write_atomic(args.out / "ratings.json", json.dumps([r.__dict__ for r in ratings], indent=2))
+    plot_ratings(ratings, args.out / "ratings.png", f"{args.game}: {len(records)} games")
+    if args.tensorboard:
+        from torch.utils.tensorboard import SummaryWriter
+
+        with SummaryWriter(str(args.out)) as writer:
+            for r in ratings:
+                writer.add_scalar(f"eval/elo/{r.player}", r.elo, len(records))
+    print(f"\nwrote {args.out}/{{{RESULTS_FILE}, games.pgn, crosstable.txt, ratings.json, ratings.png}}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        tournament(args)
+    except (ValueError, AgentError, OSError) as error:
+        parser.exit(2, f"error: {error}\n")
+    except KeyboardInterrupt:
+        print("\ninterrupted: finished games are saved; rerun the same command to resume", file=sys.stderr)
+        raise SystemExit(130) from None
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+"""One game between agents, every move validated through the game state."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass, field
+
+from agents.base import Agent, AgentError
+from chess_envs.core import IllegalActionError
+from chess_envs.games import new_state
+
+
+@dataclass
+class GameRecord:
+    """A finished game as stored in a tournament's results file (one JSON line)."""
+
+    id: str
+    game: str
+    opening: str
+    players: list[str]
+    moves: list[str] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
+    termination: str = ""
+    forfeit: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> GameRecord:
+        record = cls(**data)
+        if len(record.scores) != len(record.players) or not record.id:
+            raise ValueError("a game record needs an id and one score per player")
+        return record
+
+
+def play_game(game: str, agents: list[Agent], opening: str, *, game_id: str = "", max_plies: int = 400) -> GameRecord:
+    """Play ``agents`` (one per seat, seat 0 first) from the FEN ``opening``.
+
+    An agent that fails (its engine died, it returned an illegal or malformed action) forfeits:
+    it scores 0, the others 1, and ``forfeit`` says why. A game reaching ``max_plies`` is a draw.
+    """
+    state = new_state(game, opening)
+    record = GameRecord(id=game_id, game=game, opening=opening, players=[a.name for a in agents])
+    for agent in agents:
+        agent.reset()
+    plies = 0
+    while not state.is_terminal() and plies < max_plies:
+        seat = state.current_player
+        try:
+            action = agents[seat].select_action(state.copy())
+            move = state.action_to_move(action)
+            state.apply(action)
+        except (AgentError, IllegalActionError, ValueError, TypeError) as error:
+            record.forfeit = f"{agents[seat].name} (seat {seat}): {error}"
+            record.termination = "forfeit"
+            record.scores = [0.0 if s == seat else 1.0 for s in range(len(agents))]
+            return record
+        record.moves.append(move)
+        plies += 1
+    outcome = state.outcome()
+    if outcome is None:
+        record.termination = "max_plies"
+        record.scores = [0.5] * len(agents)
+    else:
+        record.termination = outcome.termination.value
+        record.scores = [(value + 1.0) / 2.0 for value in outcome.returns]
+    return record
+
+
+def random_openings(game: str, count: int, plies: int, seed: int) -> list[str]:
+    """``count`` positions reached by ``plies`` seeded random moves from the start (none finished)."""
+    rng = random.Random(seed)
+    openings: list[str] = []
+    while len(openings) < count:
+        state = new_state(game)
+        for _ in range(plies):
+            if state.is_terminal():
+                break
+            state.apply(int(rng.choice(list(state.legal_actions()))))
+        if not state.is_terminal():
+            openings.append(state.to_text())
+    return openings
+
+
+def read_openings(path: str, game: str) -> list[str]:
+    """Openings from a file, one FEN per line (blank lines and ``#`` comments skipped), validated."""
+    with open(path, encoding="utf-8") as handle:
+        fens = [line.strip() for line in handle if line.strip() and not line.lstrip().startswith("#")]
+    if not fens:
+        raise ValueError(f"{path} holds no openings")
+    for number, fen in enumerate(fens, start=1):
+        try:
+            new_state(game, fen)
+        except ValueError as error:
+            raise ValueError(f"{path}, opening {number}: {error}") from None
+    return fens

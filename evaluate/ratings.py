@@ -1,0 +1,131 @@
+"""Elo ratings by maximum likelihood (Bradley-Terry, draws as half points), with bootstrap intervals.
+
+With ``prior_draws > 0`` every pair that met gets that many virtual draws, which keeps the
+ratings finite when a player won or lost every game (as BayesElo's prior does). Ratings are
+anchored so that the anchor player (the random agent) is 0.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+ELO_SCALE = 400.0 / math.log(10.0)
+
+
+@dataclass(frozen=True)
+class Result:
+    """One two-player game: ``score`` is what ``first`` scored (1, 0.5 or 0)."""
+
+    first: str
+    second: str
+    score: float
+
+
+@dataclass
+class Rating:
+    player: str
+    elo: float
+    low: float
+    high: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+
+def _matrices(results: list[Result], players: list[str], prior_draws: float) -> tuple[np.ndarray, np.ndarray]:
+    index = {p: i for i, p in enumerate(players)}
+    size = len(players)
+    games = np.zeros((size, size))
+    points = np.zeros((size, size))  # points[i, j]: what i scored against j
+    for r in results:
+        i, j = index[r.first], index[r.second]
+        games[i, j] += 1
+        games[j, i] += 1
+        points[i, j] += r.score
+        points[j, i] += 1.0 - r.score
+    met = games > 0
+    games += prior_draws * met
+    points += 0.5 * prior_draws * met
+    return games, points
+
+
+def fit_elo(results: list[Result], players: list[str], anchor: str | None = None, prior_draws: float = 1.0,
+            iterations: int = 100, tolerance: float = 1e-9) -> np.ndarray:
+    """Maximum-likelihood Elo of ``players`` (array in that order), anchor at 0 (else mean 0).
+
+    Newton's method on the Bradley-Terry log-likelihood in natural-log strengths ``theta``,
+    where ``P(i beats j) = sigmoid(theta_i - theta_j)`` and Elo = 400 / ln(10) * theta.
+    """
+    games, points = _matrices(results, players, prior_draws)
+    wins = points.sum(axis=1)
+    if np.any(wins <= 0) or np.any(wins >= games.sum(axis=1)):
+        raise ValueError("some player won or lost every game: ratings are infinite; use prior_draws > 0")
+    theta = np.zeros(len(players))
+    for _ in range(iterations):
+        expected = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
+        gradient = wins - (games * expected).sum(axis=1)
+        weights = games * expected * (1.0 - expected)
+        hessian = weights - np.diag(weights.sum(axis=1))
+        try:  # theta[0] stays 0: the likelihood only sees differences
+            step = np.linalg.solve(hessian[1:, 1:], -gradient[1:])
+        except np.linalg.LinAlgError:
+            raise ValueError("the players do not form one connected group of games") from None
+        theta[1:] += np.clip(step, -5.0, 5.0)
+        if np.max(np.abs(step)) < tolerance:
+            break
+    elo = ELO_SCALE * theta
+    offset = elo[players.index(anchor)] if anchor in players else elo.mean()
+    return elo - offset
+
+
+def rate(results: list[Result], players: list[str] | None = None, anchor: str | None = None,
+         prior_draws: float = 1.0, bootstrap: int = 1000, seed: int = 0) -> list[Rating]:
+    """Ratings with 95% bootstrap intervals (games resampled with replacement), best first."""
+    if players is None:
+        players = sorted({r.first for r in results} | {r.second for r in results})
+    elo = fit_elo(results, players, anchor, prior_draws)
+    rng = np.random.default_rng(seed)
+    samples = []
+    for _ in range(bootstrap):
+        picked = [results[i] for i in rng.integers(len(results), size=len(results))]
+        if {r.first for r in picked} | {r.second for r in picked} != set(players):
+            continue
+        try:
+            samples.append(fit_elo(picked, players, anchor, prior_draws))
+        except ValueError:
+            continue
+    if samples:
+        low, high = np.percentile(np.array(samples), [2.5, 97.5], axis=0)
+    else:
+        low, high = np.full(len(players), -np.inf), np.full(len(players), np.inf)
+    ratings = []
+    for i, player in enumerate(players):
+        mine = [r for r in results if player in (r.first, r.second)]
+        own_scores = [r.score if r.first == player else 1.0 - r.score for r in mine]
+        ratings.append(
+            Rating(player, float(elo[i]), float(low[i]), float(high[i]), len(mine),
+                   sum(s == 1.0 for s in own_scores), sum(s == 0.5 for s in own_scores), sum(s == 0.0 for s in own_scores))
+        )
+    return sorted(ratings, key=lambda r: -r.elo)
+
+
+def likelihood_of_superiority(results: list[Result], a: str, b: str) -> float:
+    """P(a is stronger than b) from their games against each other (draws ignored)."""
+    wins = losses = 0
+    for r in results:
+        if {r.first, r.second} != {a, b} or r.score == 0.5:
+            continue
+        a_won = (r.first == a) == (r.score == 1.0)
+        wins += a_won
+        losses += not a_won
+    if wins + losses == 0:
+        return 0.5
+    return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses))))
