@@ -88,7 +88,9 @@ def make_agent(spec: str | AgentSpec, game: str) -> Agent:
         importlib.import_module(_LAZY_KINDS[parsed.kind])
     factory = _FACTORIES.get(parsed.kind)
     if factory is None:
-        raise ValueError(f"unknown agent {parsed.kind!r} in spec {parsed.text!r}; known agents: {', '.join(known_kinds())}")
+        raise ValueError(
+            f"unknown agent {parsed.kind!r} in spec {parsed.text!r}; known agents: {', '.join(known_kinds())}"
+        )
     try:
         agent = factory(game=game, path=parsed.path, **parsed.options)
     except TypeError as error:

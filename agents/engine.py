@@ -22,8 +22,10 @@ _VARIANTS = {"chess": "chess", "los_alamos": "losalamos"}
 def _find_binary(binary: str, package: str) -> str:
     path = shutil.which(binary) or shutil.which(binary, path="/usr/games")
     if path is None:
-        raise AgentError(f"engine binary {binary!r} not found on PATH; install it (apt-get install {package}) "
-                         f"or name it with ?binary=/path/to/engine")
+        raise AgentError(
+            f"engine binary {binary!r} not found on PATH; install it (apt-get install {package}) "
+            f"or name it with ?binary=/path/to/engine"
+        )
     return path
 
 
@@ -52,8 +54,16 @@ class _Limits:
 class StockfishAgent:
     """Stockfish through python-chess's ``chess.engine`` (standard chess only)."""
 
-    def __init__(self, game: str = "chess", path: str | None = None, skill=None, depth=None, nodes=None,
-                 movetime=None, binary: str = "stockfish") -> None:
+    def __init__(
+        self,
+        game: str = "chess",
+        path: str | None = None,
+        skill=None,
+        depth=None,
+        nodes=None,
+        movetime=None,
+        binary: str = "stockfish",
+    ) -> None:
         if game != "chess":
             raise ValueError(f"stockfish plays standard chess only, not {game!r}; use fairy-stockfish")
         self.name = "stockfish"
@@ -97,16 +107,28 @@ class FairyStockfishAgent:
     python-chess cannot describe a 6x6 board, so this speaks the few UCI commands it needs itself.
     """
 
-    def __init__(self, game: str = "los_alamos", path: str | None = None, skill=None, depth=None, nodes=None,
-                 movetime=None, binary: str = "fairy-stockfish") -> None:
+    def __init__(
+        self,
+        game: str = "los_alamos",
+        path: str | None = None,
+        skill=None,
+        depth=None,
+        nodes=None,
+        movetime=None,
+        binary: str = "fairy-stockfish",
+    ) -> None:
         if game not in _VARIANTS:
             raise ValueError(f"fairy-stockfish agent: no variant for game {game!r}")
         self.name = "fairy-stockfish"
         self.limits = _Limits(skill, depth, nodes, movetime)
         executable = _find_binary(path or binary, "fairy-stockfish")
         self.process = subprocess.Popen(
-            [executable], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True, bufsize=1,
+            [executable],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
         )
         self._send("uci")
         self._read_until("uciok")
@@ -127,8 +149,9 @@ class FairyStockfishAgent:
         while True:
             line = self.process.stdout.readline()
             if not line:
-                raise AgentError(f"fairy-stockfish ended while we waited for {prefix!r} "
-                                 f"(exit code {self.process.wait()})")
+                raise AgentError(
+                    f"fairy-stockfish ended while we waited for {prefix!r} (exit code {self.process.wait()})"
+                )
             if line.startswith(prefix):
                 return line.strip()
 

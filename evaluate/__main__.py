@@ -26,8 +26,11 @@ def _positive(text: str) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m evaluate", description="Matches and tournaments between agents.")
     commands = parser.add_subparsers(dest="command", required=True)
-    t = commands.add_parser("tournament", help="a round-robin tournament with Elo ratings",
-                            description=f"Agent specs: {', '.join(known_kinds())} (e.g. 'fairy-stockfish?depth=1').")
+    t = commands.add_parser(
+        "tournament",
+        help="a round-robin tournament with Elo ratings",
+        description=f"Agent specs: {', '.join(known_kinds())} (e.g. 'fairy-stockfish?depth=1').",
+    )
     t.add_argument("--game", choices=sorted(GAMES), required=True)
     t.add_argument("--agents", nargs="+", required=True, help="agent spec strings, at least two")
     t.add_argument("--games-per-pair", type=_positive, default=20, help="even: each opening is played both ways")

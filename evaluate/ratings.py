@@ -57,8 +57,14 @@ def _matrices(results: list[Result], players: list[str], prior_draws: float) -> 
     return games, points
 
 
-def fit_elo(results: list[Result], players: list[str], anchor: str | None = None, prior_draws: float = 1.0,
-            iterations: int = 100, tolerance: float = 1e-9) -> np.ndarray:
+def fit_elo(
+    results: list[Result],
+    players: list[str],
+    anchor: str | None = None,
+    prior_draws: float = 1.0,
+    iterations: int = 100,
+    tolerance: float = 1e-9,
+) -> np.ndarray:
     """Maximum-likelihood Elo of ``players`` (array in that order), anchor at 0 (else mean 0).
 
     Newton's method on the Bradley-Terry log-likelihood in natural-log strengths ``theta``,
@@ -86,8 +92,14 @@ def fit_elo(results: list[Result], players: list[str], anchor: str | None = None
     return elo - offset
 
 
-def rate(results: list[Result], players: list[str] | None = None, anchor: str | None = None,
-         prior_draws: float = 1.0, bootstrap: int = 1000, seed: int = 0) -> list[Rating]:
+def rate(
+    results: list[Result],
+    players: list[str] | None = None,
+    anchor: str | None = None,
+    prior_draws: float = 1.0,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> list[Rating]:
     """Ratings with 95% bootstrap intervals (games resampled with replacement), best first."""
     if players is None:
         players = sorted({r.first for r in results} | {r.second for r in results})
@@ -111,8 +123,16 @@ def rate(results: list[Result], players: list[str] | None = None, anchor: str | 
         mine = [r for r in results if player in (r.first, r.second)]
         own_scores = [r.score if r.first == player else 1.0 - r.score for r in mine]
         ratings.append(
-            Rating(player, float(elo[i]), float(low[i]), float(high[i]), len(mine),
-                   sum(s == 1.0 for s in own_scores), sum(s == 0.5 for s in own_scores), sum(s == 0.0 for s in own_scores))
+            Rating(
+                player,
+                float(elo[i]),
+                float(low[i]),
+                float(high[i]),
+                len(mine),
+                sum(s == 1.0 for s in own_scores),
+                sum(s == 0.5 for s in own_scores),
+                sum(s == 0.0 for s in own_scores),
+            )
         )
     return sorted(ratings, key=lambda r: -r.elo)
 

@@ -47,8 +47,10 @@ def rating_table(ratings: list[Rating], results: list[Result]) -> str:
         if i + 1 < len(ratings):
             los = f"{likelihood_of_superiority(results, r.player, ratings[i + 1].player):.2f}"
         interval = f"[{r.low:.0f}, {r.high:.0f}]"
-        lines.append(f"{r.player:<{width}} {r.elo:>7.0f} {interval:>17} {r.wins:>4} {r.draws:>4} {r.losses:>4} "
-                     f"{r.score:>6.1%} {los:>6}")
+        lines.append(
+            f"{r.player:<{width}} {r.elo:>7.0f} {interval:>17} {r.wins:>4} {r.draws:>4} {r.losses:>4} "
+            f"{r.score:>6.1%} {los:>6}"
+        )
     lines.append("LOS: likelihood that a player is stronger than the one below it, from their games (draws ignored).")
     return "\n".join(lines)
 

@@ -27,8 +27,9 @@ def read_results(path: Path) -> dict[str, GameRecord]:
             try:
                 record = GameRecord.from_dict(json.loads(line))
             except (ValueError, TypeError) as error:
-                warnings.warn(f"{path}:{number}: corrupt result line skipped, its game will be replayed ({error})",
-                              stacklevel=2)
+                warnings.warn(
+                    f"{path}:{number}: corrupt result line skipped, its game will be replayed ({error})", stacklevel=2
+                )
                 continue
             records.setdefault(record.id, record)
     return records

@@ -7,6 +7,7 @@ rerun with the same settings plays only the missing games.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
@@ -37,8 +38,9 @@ class TournamentConfig:
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"agent specs must differ (add ?seed=N to tell copies apart): {self.agents}")
         if self.games_per_pair < 2 or self.games_per_pair % 2:
-            raise ValueError(f"games per pair must be a positive even number (colour-swapped pairs), "
-                             f"got {self.games_per_pair}")
+            raise ValueError(
+                f"games per pair must be a positive even number (colour-swapped pairs), got {self.games_per_pair}"
+            )
         if len(self.openings) < self.games_per_pair // 2:
             raise ValueError(f"need {self.games_per_pair // 2} openings, got {len(self.openings)}")
 
@@ -76,10 +78,8 @@ def _play(game: str, scheduled: ScheduledGame, max_plies: int) -> GameRecord:
             agent = _worker_agents.pop(spec)
             close = getattr(agent, "close", None)
             if close is not None:
-                try:
+                with contextlib.suppress(Exception):  # a dead engine may fail to close; it is gone either way
                     close()
-                except Exception:  # noqa: BLE001  (a dead engine may fail to close; it is gone either way)
-                    pass
     return record
 
 
@@ -101,8 +101,10 @@ def prepare_output(config: TournamentConfig, out: Path) -> None:
         stored = json.loads(path.read_text(encoding="utf-8"))
         if stored != wanted:
             changed = sorted(k for k in wanted if stored.get(k) != wanted[k])
-            raise ValueError(f"{out} holds a different tournament (differs in {', '.join(changed)}); "
-                             f"choose another --out or rerun with the same settings to resume")
+            raise ValueError(
+                f"{out} holds a different tournament (differs in {', '.join(changed)}); "
+                f"choose another --out or rerun with the same settings to resume"
+            )
     else:
         write_atomic(path, json.dumps(wanted, indent=2))
 

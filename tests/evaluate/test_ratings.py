@@ -1,0 +1,71 @@
+"""Elo fits against hand-computed cases, bootstrap intervals, likelihood of superiority."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from evaluate.ratings import Result, fit_elo, likelihood_of_superiority, rate
+
+
+def games(first: str, second: str, wins: int, draws: int, losses: int) -> list[Result]:
+    return (
+        [Result(first, second, 1.0)] * wins
+        + [Result(first, second, 0.5)] * draws
+        + [Result(first, second, 0.0)] * losses
+    )
+
+
+def test_two_players_with_known_scores():
+    # 75%: Elo difference 400 * log10(0.75 / 0.25).
+    elo = fit_elo(games("a", "b", 3, 0, 1), ["a", "b"], anchor="b", prior_draws=0)
+    assert elo[0] == pytest.approx(400 * math.log10(3), abs=1e-6) and elo[1] == 0
+    # Draws are half points: 2 wins, 2 draws, 0 losses is 3/4 as well.
+    assert fit_elo(games("a", "b", 2, 2, 0) + games("b", "a", 0, 0, 0), ["a", "b"], "b", 0)[0] == pytest.approx(elo[0])
+    # 50% is equal strength; colours do not matter.
+    assert fit_elo(games("a", "b", 1, 0, 0) + games("b", "a", 1, 0, 0), ["a", "b"], "b", 0)[0] == pytest.approx(0)
+
+
+def test_three_player_cycle_is_level():
+    results = games("a", "b", 2, 0, 1) + games("b", "c", 2, 0, 1) + games("c", "a", 2, 0, 1)
+    assert fit_elo(results, ["a", "b", "c"], prior_draws=0) == pytest.approx([0, 0, 0], abs=1e-9)
+
+
+def test_three_players_in_a_line():
+    # a beats b 3:1 and b beats c 3:1 (no a-c games): differences of 190.85 each.
+    results = games("a", "b", 3, 0, 1) + games("b", "c", 3, 0, 1)
+    elo = fit_elo(results, ["a", "b", "c"], anchor="c", prior_draws=0)
+    step = 400 * math.log10(3)
+    assert elo == pytest.approx([2 * step, step, 0], abs=1e-6)
+
+
+def test_perfect_scores_need_the_prior():
+    with pytest.raises(ValueError, match="infinite"):
+        fit_elo(games("a", "b", 4, 0, 0), ["a", "b"], prior_draws=0)
+    # One virtual draw: 4.5 / 0.5 -> 400 * log10(9).
+    assert fit_elo(games("a", "b", 4, 0, 0), ["a", "b"], "b", prior_draws=1)[0] == pytest.approx(400 * math.log10(9))
+
+
+def test_disconnected_players_are_reported():
+    with pytest.raises(ValueError, match="connected"):
+        fit_elo(games("a", "b", 2, 0, 1) + games("c", "d", 2, 0, 1), ["a", "b", "c", "d"], prior_draws=0)
+
+
+def test_intervals_shrink_as_games_are_added():
+    few = rate(games("a", "b", 6, 2, 2), anchor="b", bootstrap=400)
+    many = rate(games("a", "b", 60, 20, 20), anchor="b", bootstrap=400)
+    width = {r.player: r.high - r.low for r in few}["a"]
+    assert {r.player: r.high - r.low for r in many}["a"] < width / 2
+    top = many[0]
+    assert top.player == "a" and (top.wins, top.draws, top.losses, top.games) == (60, 20, 20, 100)
+    assert top.low < top.elo < top.high
+
+
+def test_likelihood_of_superiority():
+    results = games("a", "b", 5, 3, 5)
+    assert likelihood_of_superiority(results, "a", "b") == pytest.approx(0.5)
+    assert likelihood_of_superiority(games("a", "b", 8, 0, 2), "a", "b") == pytest.approx(
+        0.5 * (1 + math.erf(6 / math.sqrt(20)))
+    )
+    assert likelihood_of_superiority(games("a", "b", 8, 0, 2), "b", "a") < 0.05

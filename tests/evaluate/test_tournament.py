@@ -1,0 +1,190 @@
+"""Tournaments: ranking real agents, surviving SIGKILL, resuming, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from evaluate.__main__ import main
+from evaluate.game import random_openings
+from evaluate.ratings import rate
+from evaluate.report import two_player_results
+from evaluate.results import read_results
+from evaluate.tournament import RESULTS_FILE, TournamentConfig, run_tournament, schedule
+from tests.agents.test_agents import DYING_ENGINE, needs_fairy
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def config(agents, games_per_pair=4, game="los_alamos") -> TournamentConfig:
+    return TournamentConfig(game, agents, games_per_pair, random_openings(game, games_per_pair // 2, 4, seed=0))
+
+
+def test_schedule_is_colour_swapped_pairs_from_shared_openings():
+    games = schedule(config(["random", "greedy", "random?seed=2"], games_per_pair=4))
+    assert len(games) == 3 * 4 and len({g.id for g in games}) == 12
+    first_pair = [g for g in games if set(g.players) == {"random", "greedy"}]
+    assert sorted(g.players for g in first_pair) == [("greedy", "random")] * 2 + [("random", "greedy")] * 2
+    assert len({g.opening for g in first_pair}) == 2
+
+
+@needs_fairy
+def test_tournament_ranks_engine_above_greedy_above_random(tmp_path):
+    agents = ["random", "greedy", "fairy-stockfish?depth=1"]
+    records = run_tournament(config(agents, games_per_pair=20), tmp_path, workers=2, progress=False)
+    assert len(records) == 60
+    ratings = {r.player: r for r in rate(two_player_results(records), players=agents, anchor="random")}
+    engine, greedy, random_ = ratings["fairy-stockfish?depth=1"], ratings["greedy"], ratings["random"]
+    assert engine.elo > greedy.elo > random_.elo == 0
+    assert engine.low > greedy.high and greedy.low > random_.high, "95% intervals must not overlap"
+
+
+def test_rerun_plays_only_missing_games_and_skips_a_corrupt_line(tmp_path):
+    cfg = config(["random", "greedy"], games_per_pair=6)
+    run_tournament(cfg, tmp_path, progress=False)
+    results = tmp_path / RESULTS_FILE
+    lines = results.read_text().splitlines()
+    # Tear the last line as a kill during a write would, and add a line of garbage.
+    results.write_text("\n".join(lines[:-1]) + "\nnot json\n" + lines[-1][:25])
+    with pytest.warns(UserWarning, match="corrupt result line skipped"):
+        records = run_tournament(cfg, tmp_path, progress=False)
+    assert len(records) == 6
+    with pytest.warns(UserWarning):
+        stored = read_results(results)
+    assert sorted(stored) == sorted(g.id for g in schedule(cfg))
+    valid = [line for line in results.read_text().splitlines() if line.startswith("{") and line.endswith("}")]
+    assert len(valid) == 6, "every game exactly once"
+
+
+def test_out_folder_of_another_tournament_is_refused(tmp_path):
+    run_tournament(config(["random", "greedy"], games_per_pair=2), tmp_path, progress=False)
+    with pytest.raises(ValueError, match="holds a different tournament"):
+        run_tournament(config(["random", "greedy?seed=1"], games_per_pair=2), tmp_path, progress=False)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"agents": ["random"]}, "at least two agents"),
+        ({"agents": ["random", "random"]}, "must differ"),
+        ({"games_per_pair": 3}, "positive even number"),
+    ],
+)
+def test_bad_tournament_settings(kwargs, match):
+    settings = {"game": "los_alamos", "agents": ["random", "greedy"], "games_per_pair": 2, "openings": ["x"]}
+    with pytest.raises(ValueError, match=match):
+        TournamentConfig(**{**settings, **kwargs})
+
+
+def test_engine_dying_mid_game_is_a_forfeit_and_the_tournament_goes_on(tmp_path):
+    script = tmp_path / "dying_engine.py"
+    script.write_text(DYING_ENGINE)
+    launcher = tmp_path / "dying-engine"
+    launcher.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n")
+    launcher.chmod(0o755)
+    dying = f"fairy-stockfish?binary={launcher}&depth=1"
+    records = run_tournament(config(["greedy", dying], games_per_pair=4), tmp_path / "out", progress=False)
+    assert len(records) == 4
+    forfeits = [r for r in records if r.termination == "forfeit"]
+    assert forfeits and all("ended while we waited" in r.forfeit for r in forfeits)
+    for r in forfeits:
+        assert r.scores[r.players.index(dying)] == 0.0
+
+
+def test_cli_reports_bad_input_clearly(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["tournament", "--game", "los_alamos", "--agents", "random", "minimax", "--out", str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert "unknown agent 'minimax'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(
+            [
+                "tournament",
+                "--game",
+                "los_alamos",
+                "--agents",
+                "random",
+                "greedy",
+                "--games-per-pair",
+                "0",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+    assert exit_info.value.code == 2
+
+
+def test_cli_writes_every_report(tmp_path, capsys):
+    main(
+        [
+            "tournament",
+            "--game",
+            "chess",
+            "--agents",
+            "random",
+            "greedy",
+            "--games-per-pair",
+            "2",
+            "--max-plies",
+            "60",
+            "--out",
+            str(tmp_path),
+            "--quiet",
+            "--bootstrap",
+            "50",
+            "--tensorboard",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert "Elo" in out and "greedy" in out
+    for name in ("games.jsonl", "games.pgn", "crosstable.txt", "ratings.json", "ratings.png"):
+        assert (tmp_path / name).stat().st_size > 0
+    assert json.loads((tmp_path / "ratings.json").read_text())[0]["player"] in ("random", "greedy")
+    assert '[White "random"]' in (tmp_path / "games.pgn").read_text()
+    assert any(p.name.startswith("events.out.tfevents") for p in tmp_path.iterdir())
+
+
+@needs_fairy
+def test_sigkill_midway_then_rerun_gives_exactly_the_planned_games(tmp_path):
+    out = tmp_path / "killed"
+    command = [
+        sys.executable,
+        "-m",
+        "evaluate",
+        "tournament",
+        "--game",
+        "los_alamos",
+        "--agents",
+        "random",
+        "fairy-stockfish?movetime=15",
+        "--games-per-pair",
+        "12",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    results = out / RESULTS_FILE
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if results.exists() and results.read_text().count("\n") >= 3:
+            break
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    finished_before = len(read_results(results))
+    assert 3 <= finished_before < 12, "the kill must land midway"
+    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+    lines = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+    assert len(lines) == 12 and len({line["id"] for line in lines}) == 12
