@@ -17,6 +17,7 @@ __all__ = [
     "IllegalActionError",
     "Outcome",
     "Termination",
+    "BoundedCache",
     "as_action",
     "bitboards_to_planes",
     "queen_knight_layout",
@@ -122,6 +123,20 @@ class GameState(Protocol):
     def move_to_action(self, move: str) -> int:
         """The action index of the move text ``move`` in the current position."""
         ...
+
+
+class BoundedCache(dict):
+    """A dict that empties itself when full: a cheap memo of per-position work (legal moves)
+    that search revisits through transpositions and after undo."""
+
+    def __init__(self, max_size: int) -> None:
+        super().__init__()
+        self.max_size = max_size
+
+    def put(self, key: Any, value: Any) -> None:
+        if len(self) >= self.max_size:
+            self.clear()
+        self[key] = value
 
 
 def as_action(action: Any, num_actions: int) -> int:

@@ -24,11 +24,12 @@ file + 1; piece 0 = knight, 1 = rook). Promotion to a queen is the queen-like mo
 
 from __future__ import annotations
 
+from collections import deque
 from typing import ClassVar
 
 import numpy as np
 
-from chess_envs.core import IllegalActionError, Outcome, Termination, as_action, queen_knight_layout
+from chess_envs.core import BoundedCache, IllegalActionError, Outcome, Termination, as_action, queen_knight_layout
 from chess_envs.los_alamos.board import (
     KING,
     KNIGHT,
@@ -44,6 +45,7 @@ from chess_envs.los_alamos.board import (
     move_uci,
 )
 
+_SAVED_PLIES = 64
 _PLANES_PER_STEP = 12
 _META_PLANES = 3
 _MAX_PLY_SCALE = 512.0
@@ -111,6 +113,9 @@ class LosAlamosState:
         self._positions: list[tuple] = []
         self._occurrences: list[int] = []  # how often each position had occurred when it was reached
         self._counts: dict[tuple, int] = {}
+        # Search caches, off until enable_search_caches(): see there.
+        self._saved: deque[tuple] | None = None
+        self._legal_cache: BoundedCache | None = None
         self._record_position()
 
     @classmethod
@@ -136,8 +141,14 @@ class LosAlamosState:
 
     def _legal_moves(self) -> dict[int, int]:
         if self._legal is None:
-            encode = _ENCODE[self.board.turn]
-            self._legal = {encode[move]: move for move in self.board.legal_moves()}
+            key = self._positions[-1]
+            legal = None if self._legal_cache is None else self._legal_cache.get(key)
+            if legal is None:
+                encode = _ENCODE[self.board.turn]
+                legal = {encode[move]: move for move in self.board.legal_moves()}
+                if self._legal_cache is not None:
+                    self._legal_cache.put(key, legal)
+            self._legal = legal
         return self._legal
 
     def legal_moves_by_action(self) -> dict[int, int]:
@@ -165,6 +176,8 @@ class LosAlamosState:
             except ValueError:
                 text = "off the board"
             raise IllegalActionError(f"action {action} ({text}) is not legal in {self.board.fen()}")
+        if self._saved is not None:
+            self._saved.append((self._legal, self._outcome))
         self.board.push(move)
         self._record_position()
 
@@ -179,14 +192,22 @@ class LosAlamosState:
         key = self._positions.pop()
         self._occurrences.pop()
         self._counts[key] -= 1
-        self._legal = None
-        self._outcome = False
+        # With search caches the position before the move has its legal moves and outcome saved.
+        self._legal, self._outcome = self._saved.pop() if self._saved else (None, False)
+
+    def enable_search_caches(self) -> None:
+        """Remember legal moves by position and across undo, for tree search (which revisits
+        positions thousands of times); off by default, where it would only cost time and memory."""
+        if self._saved is None:
+            self._saved = deque(maxlen=_SAVED_PLIES)
+            self._legal_cache = BoundedCache(50_000)
 
     def copy(self) -> LosAlamosState:
         other = object.__new__(LosAlamosState)
         other.__dict__.update(self.__dict__)
         other.board = self.board.copy()
         other._positions = self._positions.copy()
+        other._saved = None if self._saved is None else self._saved.copy()
         other._occurrences = self._occurrences.copy()
         other._counts = self._counts.copy()
         return other

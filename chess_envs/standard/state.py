@@ -24,20 +24,23 @@ Actions: see :mod:`chess_envs.standard.encoding`.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import ClassVar
 
 import chess
 import chess.svg
 import numpy as np
 
-from chess_envs.core import IllegalActionError, Outcome, Termination, as_action
+from chess_envs.core import BoundedCache, IllegalActionError, Outcome, Termination, as_action
 from chess_envs.standard.encoding import ActionEncoding, get_encoding
 
 _ALL = (1 << 64) - 1
+_SAVED_PLIES = 64
 _PLANES_PER_STEP = 14
 _META_PLANES = 7
 _MAX_PLY_SCALE = 512.0
 _NO_PROGRESS_SCALE = 150.0
+_LEGAL_CACHE_SIZE = 10_000
 _PIECE_VALUES = ((chess.PAWN, 1), (chess.KNIGHT, 3), (chess.BISHOP, 3), (chess.ROOK, 5), (chess.QUEEN, 9))
 # Column order that swaps colours in a history frame (white pieces, black pieces, repetitions).
 _SWAP_COLOURS = np.array([6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 12, 13])
@@ -109,6 +112,9 @@ class ChessState:
         self._frames = np.zeros((64, _PLANES_PER_STEP), dtype=np.uint64)
         self._counts: dict[tuple, int] = {}
         self._legal: dict[int, chess.Move] | None = None
+        # Search caches, off until enable_search_caches(): see there.
+        self._saved: deque[tuple] | None = None
+        self._legal_cache: BoundedCache | None = None
         self._record_position()
 
     @classmethod
@@ -178,9 +184,13 @@ class ChessState:
         return 0 if self.board.turn == chess.WHITE else 1
 
     def _legal_moves(self) -> dict[int, chess.Move]:
-        if self._legal is None:
+        if self._legal is not None:
+            return self._legal
+        key = self._keys[-1]
+        legal = None if self._legal_cache is None else self._legal_cache.get(key)
+        if legal is None:
             by_from_to, by_promotion = self.encoding.absolute_tables(self.board.turn)
-            self._legal = {
+            legal = {
                 (  # a queen promotion missing from by_promotion is the plain move; no action there is 0
                     by_promotion.get((move.from_square, move.to_square, move.promotion))
                     or by_from_to[move.from_square * 64 + move.to_square]
@@ -189,7 +199,10 @@ class ChessState:
                 ): move
                 for move in self.board.generate_legal_moves()
             }
-        return self._legal
+            if self._legal_cache is not None:
+                self._legal_cache.put(key, legal)
+        self._legal = legal
+        return legal
 
     def legal_actions(self) -> np.ndarray:
         if self.is_terminal():
@@ -212,6 +225,8 @@ class ChessState:
         move = self._legal_moves().get(action)
         if move is None:
             raise IllegalActionError(self._illegal_message(action))
+        if self._saved is not None:
+            self._saved.append((self._legal, self._outcome))
         self.board.push(move)
         self._record_position()
 
@@ -232,14 +247,22 @@ class ChessState:
         self.board.pop()
         key = self._keys.pop()
         self._counts[key] -= 1
-        self._legal = None
-        self._outcome = False
+        # With search caches the position before the move has its legal moves and outcome saved.
+        self._legal, self._outcome = self._saved.pop() if self._saved else (None, False)
+
+    def enable_search_caches(self) -> None:
+        """Remember legal moves by position and across undo, for tree search (which revisits
+        positions thousands of times); off by default, where it would only cost time and memory."""
+        if self._saved is None:
+            self._saved = deque(maxlen=_SAVED_PLIES)
+            self._legal_cache = BoundedCache(_LEGAL_CACHE_SIZE)
 
     def copy(self) -> ChessState:
         other = object.__new__(ChessState)
         other.__dict__.update(self.__dict__)
         other.board = self.board.copy()
         other._keys = self._keys.copy()
+        other._saved = None if self._saved is None else self._saved.copy()
         other._frames = self._frames.copy()
         other._counts = self._counts.copy()
         return other

@@ -1,0 +1,63 @@
+"""AlphaZero checkpoint files: one file per save, written atomically, read with ``weights_only=True``.
+
+A checkpoint is a dict of tensors and plain Python values (no pickled classes), so it loads
+with ``torch.load(weights_only=True)``. ``format`` identifies it; ``game`` guards against
+playing a network on the wrong board.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import zipfile
+from pathlib import Path
+
+import torch
+
+from agents.alphazero.network import AlphaZeroNet, NetworkConfig
+
+FORMAT = "chess_envs.alphazero/1"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used: unreadable, foreign, or for another game."""
+
+
+def save_checkpoint(path: str | Path, payload: dict) -> None:
+    """Write ``payload`` (plus the format tag) to a temporary file, then rename it over ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    torch.save({**payload, "format": FORMAT}, temporary)
+    with open(temporary, "rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def load_checkpoint(path: str | Path, game: str | None = None, map_location: str | torch.device = "cpu") -> dict:
+    """Read a checkpoint safely; CheckpointError says what is wrong with a bad one."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"no checkpoint at {path}")
+    try:
+        payload = torch.load(path, map_location=map_location, weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, zipfile.BadZipFile, ValueError, OSError) as error:
+        raise CheckpointError(f"{path} is not a readable checkpoint (corrupt or truncated?): {error}") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise CheckpointError(f"{path} is not a chess_envs AlphaZero checkpoint (format {FORMAT!r} expected)")
+    if game is not None and payload.get("game") != game:
+        raise CheckpointError(f"{path} was trained on {payload.get('game')!r}, not {game!r}")
+    return payload
+
+
+def load_network(
+    path: str | Path, game: str | None = None, device: str | torch.device = "cpu"
+) -> tuple[AlphaZeroNet, dict]:
+    """The network of a checkpoint, in eval mode on ``device``, and the whole payload."""
+    payload = load_checkpoint(path, game, map_location=device)
+    try:
+        network = AlphaZeroNet(NetworkConfig(**payload["network"]))
+        network.load_state_dict(payload["model"])
+    except (KeyError, TypeError, RuntimeError) as error:
+        raise CheckpointError(f"{path}: the network in it does not load ({error})") from None
+    return network.to(device).eval(), payload

@@ -1,0 +1,394 @@
+"""Batched PUCT Monte-Carlo tree search over many games at once, and a Gumbel root search.
+
+Each :class:`SearchTree` owns one game state and walks it with ``apply``/``undo``. A call to
+:meth:`MCTS.search` runs ``simulations`` simulations in every tree: in each wave it collects up
+to ``leaves_per_tree`` leaves per tree (virtual loss spreads them over the tree), evaluates the
+leaves of all trees in ONE batched call of the evaluator, then backs the values up.
+
+Values are vectors with one entry per seat, so one backup rule serves two players (negamax)
+and more (max-n): an edge out of a node is scored from the perspective of that node's mover.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from chess_envs.core import GameState
+
+Evaluator = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+"""planes ``[B, C, H, W]`` -> (logits ``[B, num_actions]``, values ``[B, value_size]``, mover first)."""
+
+
+@dataclass
+class MCTSConfig:
+    """Search settings; the defaults are AlphaZero's where it published them."""
+
+    simulations: int = 100
+    """simulations per move and tree"""
+    c_puct_init: float = 1.25
+    """exploration constant c(s) = c_init + log((1 + N + c_base) / c_base)"""
+    c_puct_base: float = 19652.0
+    dirichlet_alpha: float = 0.3
+    """root noise concentration (AlphaZero: 0.3 chess; larger for fewer moves)"""
+    dirichlet_fraction: float = 0.0
+    """share of root prior replaced by Dirichlet noise (0.25 in self-play, 0 to play)"""
+    fpu_reduction: float = 0.25
+    """first-play urgency: an unvisited child scores the parent's value minus this"""
+    root_fpu: float | None = 1.0
+    """unvisited root children score this (1.0: every root move is tried once); None: as below the root"""
+    virtual_loss: float = 1.0
+    leaves_per_tree: int = 8
+    """in-flight simulations per tree per batched evaluation"""
+    cache_size: int = 200_000
+    """positions whose network output is kept (keyed by the observation bytes)"""
+    gumbel: bool = False
+    """root action by Gumbel sequential halving (for small simulation budgets)"""
+    gumbel_considered: int = 16
+    """actions considered at the root by the Gumbel search"""
+    gumbel_c_visit: float = 50.0
+    gumbel_c_scale: float = 1.0
+
+
+class Node:
+    """A position reached in the tree: its legal actions, their priors and edge statistics."""
+
+    __slots__ = (
+        "actions",
+        "priors",
+        "logits",
+        "visits",
+        "values",
+        "children",
+        "player",
+        "value",
+        "terminal",
+        "n",
+        "proven",
+        "depth",
+    )
+
+    def __init__(
+        self, player: int, value: np.ndarray, actions: np.ndarray, logits: np.ndarray | None, terminal: bool
+    ) -> None:
+        self.player = player
+        self.value = value  # per seat: network estimate, or the game's returns when terminal
+        self.terminal = terminal
+        self.actions = actions
+        self.logits = logits
+        if logits is not None and len(actions):
+            shifted = np.exp(logits - logits.max())
+            self.priors = shifted / shifted.sum()
+        else:
+            self.priors = np.zeros(len(actions))
+        self.visits = np.zeros(len(actions))
+        self.values = np.zeros(len(actions))
+        self.children: list[Node | None] = [None] * len(actions)
+        self.n = 0
+        # The exact value per seat once the game-theoretic result below this node is known.
+        self.proven: np.ndarray | None = value if terminal else None
+        self.depth = 0  # plies to the end of the game along the proof, once proven
+
+    def q(self) -> np.ndarray:
+        """Mean value of each child for this node's mover (0 where unvisited)."""
+        return np.divide(self.values, self.visits, out=np.zeros_like(self.values), where=self.visits > 0)
+
+
+class SearchTree:
+    """One game being searched: its state (at the root) and the reusable tree below it."""
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        enable_caches = getattr(state, "enable_search_caches", None)
+        if enable_caches is not None:
+            enable_caches()
+        self.root: Node | None = None
+        self._gumbel: np.ndarray | None = None
+        self._candidates: np.ndarray | None = None
+        self._phase_visits = 0
+        self._phase_target = 0.0
+
+    def visit_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """(legal actions, root visit counts)."""
+        if self.root is None:
+            raise RuntimeError("search() has not run on this tree")
+        return self.root.actions, self.root.visits.copy()
+
+    def advance(self, action: int) -> None:
+        """Play ``action`` and keep its subtree as the new root (tree reuse)."""
+        child = None
+        if self.root is not None:
+            index = np.flatnonzero(self.root.actions == action)
+            if len(index):
+                child = self.root.children[int(index[0])]
+        self.state.apply(action)
+        self.root = child
+        self._gumbel = self._candidates = None
+
+
+class _Pending:
+    __slots__ = ("tree", "path", "planes", "actions", "player", "key", "parent", "index")
+
+    def __init__(self, tree, path, planes, actions, player, key, parent, index) -> None:
+        self.tree, self.path, self.planes, self.actions = tree, path, planes, actions
+        self.player, self.key, self.parent, self.index = player, key, parent, index
+
+
+class MCTS:
+    """PUCT search over batches of trees with one network call per wave."""
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        num_players: int,
+        config: MCTSConfig | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> None:
+        self.evaluate = evaluator
+        self.num_players = num_players
+        self.config = config or MCTSConfig()
+        self.rng = rng or np.random.default_rng()
+        self._cache: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self.network_evaluations = 0
+        self.simulations_done = 0
+
+    # -- values ----------------------------------------------------------------------------
+
+    def _seat_values(self, player: int, output: np.ndarray) -> np.ndarray:
+        """Network values (mover first) as a vector indexed by seat."""
+        if self.num_players == 2:
+            v = float(output[0])
+            return np.array([v, -v] if player == 0 else [-v, v])
+        return np.roll(np.asarray(output, dtype=np.float64), player)
+
+    # -- the search ------------------------------------------------------------------------
+
+    def search(self, trees: list[SearchTree], simulations: int | None = None) -> None:
+        """Run ``simulations`` (default: the config's) simulations in every tree."""
+        budget = self.config.simulations if simulations is None else simulations
+        self._expand_roots(trees)
+        remaining = {id(tree): budget for tree in trees if not tree.root.terminal and len(tree.root.actions)}
+        live = [tree for tree in trees if id(tree) in remaining]
+        for tree in live:
+            if self.config.gumbel:
+                self._start_gumbel(tree, budget)
+        while live:
+            pending: list[_Pending] = []
+            for tree in live:
+                taken = self._collect(tree, min(self.config.leaves_per_tree, remaining[id(tree)]), pending)
+                remaining[id(tree)] -= taken
+            self._evaluate_pending(pending)
+            live = [tree for tree in live if remaining[id(tree)] > 0]
+
+    def _expand_roots(self, trees: list[SearchTree]) -> None:
+        pending = []
+        for tree in trees:
+            if tree.root is None:
+                leaf = self._leaf(tree, [], None, -1)
+                if isinstance(leaf, Node):
+                    tree.root = leaf
+                else:
+                    pending.append(leaf)
+        self._evaluate_pending(pending)
+        if self.config.dirichlet_fraction > 0:
+            for tree in trees:
+                root = tree.root
+                if len(root.actions) > 1:
+                    noise = self.rng.dirichlet([self.config.dirichlet_alpha] * len(root.actions))
+                    fraction = self.config.dirichlet_fraction
+                    root.priors = (1 - fraction) * root.priors + fraction * noise
+
+    def _leaf(self, tree: SearchTree, path: list, parent: Node | None, index: int) -> Node | _Pending:
+        """A node for the tree's current state: built at once if terminal or cached, else pending."""
+        state = tree.state
+        player = state.current_player
+        if state.is_terminal():
+            return Node(player, state.returns().astype(np.float64), np.zeros(0, dtype=np.int64), None, True)
+        planes = state.observation()
+        key = planes.tobytes()
+        actions = state.legal_actions()
+        cached = self._cache.get(key)
+        if cached is not None:
+            self._cache.move_to_end(key)
+            logits, value = cached
+            return Node(player, self._seat_values(player, value), actions, logits[actions], False)
+        return _Pending(tree, path, planes, actions, player, key, parent, index)
+
+    def _collect(self, tree: SearchTree, count: int, pending: list[_Pending]) -> int:
+        """Descend ``count`` times (fewer on a collision); returns the simulations started."""
+        started = 0
+        waiting: set[tuple[int, int]] = {(id(p.parent), p.index) for p in pending if p.tree is tree}
+        vl = self.config.virtual_loss
+        for _ in range(count):
+            node, path = tree.root, []
+            state = tree.state
+            while True:
+                index = self._select(tree, node, is_root=not path)
+                path.append((node, index))
+                node.visits[index] += vl
+                node.values[index] -= vl
+                state.apply(int(node.actions[index]))
+                child = node.children[index]
+                if child is None or child.proven is not None:
+                    break
+                node = child
+            parent, index = path[-1]
+            if child is not None:  # a terminal or solved node already in the tree
+                leaf = child
+            elif (id(parent), index) in waiting:
+                leaf = None
+            else:
+                leaf = self._leaf(tree, path, parent, index)
+            for _ in path:
+                state.undo()
+            if leaf is None:  # the same leaf is already waiting for the network: stop this wave
+                for visited, i in path:
+                    visited.visits[i] -= vl
+                    visited.values[i] += vl
+                break
+            started += 1
+            if isinstance(leaf, Node):
+                if child is None:
+                    parent.children[index] = leaf
+                self._backup(path, leaf.value if leaf.proven is None else leaf.proven)
+            else:
+                waiting.add((id(parent), index))
+                pending.append(leaf)
+        return started
+
+    def _evaluate_pending(self, pending: list[_Pending]) -> None:
+        if not pending:
+            return
+        logits, values = self.evaluate(np.stack([p.planes for p in pending]))
+        self.network_evaluations += len(pending)
+        for p, row_logits, row_value in zip(pending, logits, values):
+            self._cache[p.key] = (row_logits, row_value)
+            node = Node(p.player, self._seat_values(p.player, row_value), p.actions, row_logits[p.actions], False)
+            if p.parent is None:
+                p.tree.root = node
+            else:
+                p.parent.children[p.index] = node
+                self._backup(p.path, node.value)
+        while len(self._cache) > self.config.cache_size:
+            self._cache.popitem(last=False)
+
+    def _backup(self, path: list[tuple[Node, int]], value: np.ndarray) -> None:
+        vl = self.config.virtual_loss
+        for node, index in path:
+            node.visits[index] += 1 - vl
+            node.values[index] += value[node.player] + vl
+            node.n += 1
+        self.simulations_done += 1
+        for node, index in reversed(path):
+            if not self._solve(node, index):
+                break
+
+    @staticmethod
+    def _solve(node: Node, index: int) -> bool:
+        """Mark ``node`` proven when a child wins outright for its mover or every child is proven
+        (an MCTS-solver step); returns whether it is proven, so the parent is tried next."""
+        child = node.children[index]
+        if node.proven is not None:
+            return True
+        if child is None or child.proven is None:
+            return False
+        if child.proven[node.player] >= 1.0:
+            node.proven, node.depth = child.proven, child.depth + 1
+            return True
+        children = node.children
+        if all(c is not None and c.proven is not None for c in children):
+            best = max(children, key=lambda c: (c.proven[node.player], -c.depth))
+            node.proven, node.depth = best.proven, max(c.depth for c in children) + 1
+            return True
+        return False
+
+    # -- selection -------------------------------------------------------------------------
+
+    def _select(self, tree: SearchTree, node: Node, is_root: bool) -> int:
+        if is_root and tree._candidates is not None:
+            return self._gumbel_select(tree)
+        config = self.config
+        if not is_root:  # below the root a proven win is all there is to know; at the root a shorter one may exist
+            for i, child in enumerate(node.children):
+                if child is not None and child.proven is not None and child.proven[node.player] >= 1.0:
+                    return i
+        total = node.visits.sum()
+        c = config.c_puct_init + math.log((1 + total + config.c_puct_base) / config.c_puct_base)
+        if is_root and config.root_fpu is not None:
+            unvisited = config.root_fpu
+        else:
+            parent_value = node.values.sum() / total if total > 0 else node.value[node.player]
+            unvisited = parent_value - config.fpu_reduction
+        q = np.where(node.visits > 0, node.values / np.maximum(node.visits, 1e-9), unvisited)
+        u = c * node.priors * math.sqrt(max(total, 1.0)) / (1.0 + node.visits)
+        score = q + u
+        for i, child in enumerate(node.children):
+            if child is not None and child.proven is not None and child.proven[node.player] <= -1.0:
+                score[i] -= 1e6  # a proven loss is chosen only when nothing else is left
+        return int(np.argmax(score))
+
+    # -- Gumbel root search (Danihelka et al. 2022): sequential halving over sampled actions --
+
+    def _start_gumbel(self, tree: SearchTree, budget: int) -> None:
+        root = tree.root
+        gumbel = self.rng.gumbel(size=len(root.actions))
+        considered = min(self.config.gumbel_considered, len(root.actions))
+        scores = gumbel + np.log(np.maximum(root.priors, 1e-12))
+        tree._gumbel = gumbel
+        tree._candidates = np.argsort(-scores)[:considered]
+        phases = max(1, math.ceil(math.log2(considered)))
+        tree._phase_visits = max(1, budget // (phases * considered))  # visits per candidate per phase
+        tree._phase_target = root.visits[tree._candidates].min() + tree._phase_visits
+
+    def _sigma(self, node: Node, q: np.ndarray) -> np.ndarray:
+        return (self.config.gumbel_c_visit + node.visits.max()) * self.config.gumbel_c_scale * q
+
+    def _gumbel_select(self, tree: SearchTree) -> int:
+        root, candidates = tree.root, tree._candidates
+        visits = root.visits[candidates]
+        if len(candidates) > 1 and visits.min() >= tree._phase_target:
+            score = tree._gumbel + np.log(np.maximum(root.priors, 1e-12)) + self._sigma(root, root.q())
+            keep = max(1, len(candidates) // 2)
+            tree._candidates = candidates = candidates[np.argsort(-score[candidates])[:keep]]
+            tree._phase_visits *= 2
+            tree._phase_target = root.visits[candidates].min() + tree._phase_visits
+            visits = root.visits[candidates]
+        return int(candidates[np.argmin(visits)])
+
+    # -- choosing the move -----------------------------------------------------------------
+
+    def improved_policy(self, tree: SearchTree) -> np.ndarray:
+        """The training target over the root's legal actions: visit shares (PUCT), or the
+        softmax of logits plus the scaled completed Q-values (Gumbel)."""
+        root = tree.root
+        if self.config.gumbel and root.logits is not None:
+            q = np.where(root.visits > 0, root.q(), root.value[root.player])
+            score = np.log(np.maximum(root.priors, 1e-12)) + self._sigma(root, q)
+            shifted = np.exp(score - score.max())
+            return shifted / shifted.sum()
+        total = root.visits.sum()
+        return root.visits / total if total > 0 else np.full(len(root.actions), 1.0 / len(root.actions))
+
+    def choose(self, tree: SearchTree, temperature: float = 0.0) -> int:
+        """The move to play: Gumbel's pick, the most visited (temperature 0), or a sample ∝ N^(1/T)."""
+        root = tree.root
+        if self.config.gumbel and tree._candidates is not None:
+            score = tree._gumbel + np.log(np.maximum(root.priors, 1e-12)) + self._sigma(root, root.q())
+            return int(root.actions[tree._candidates[np.argmax(score[tree._candidates])]])
+        wins = [
+            i
+            for i, c in enumerate(root.children)
+            if c is not None and c.proven is not None and c.proven[root.player] >= 1.0
+        ]
+        if wins:  # the shortest proven win
+            return int(root.actions[min(wins, key=lambda i: (root.children[i].depth, -root.visits[i]))])
+        visits = root.visits
+        if temperature <= 0:
+            best = np.flatnonzero(visits == visits.max())
+            return int(root.actions[best[0]])
+        weights = visits ** (1.0 / temperature)
+        return int(root.actions[self.rng.choice(len(visits), p=weights / weights.sum())])

@@ -1,0 +1,129 @@
+"""The AlphaZero network, its checkpoints, and the agent built from them."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+import torch
+
+from agents import make_agent
+from agents.alphazero.checkpoint import FORMAT, CheckpointError, load_checkpoint, load_network, save_checkpoint
+from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
+from chess_envs.games import new_state
+from chess_envs.standard import ChessState
+from evaluate.game import play_game
+
+
+def network_for(game: str, **sizes) -> AlphaZeroNet:
+    state = new_state(game)
+    return AlphaZeroNet(NetworkConfig(*state.observation_shape, num_actions=state.num_actions, **sizes)).eval()
+
+
+@pytest.mark.parametrize("game, actions", [("los_alamos", 1944), ("chess", 4672)])
+def test_shapes_and_value_range(game, actions):
+    network = network_for(game, filters=8, blocks=1)
+    planes = torch.from_numpy(new_state(game).observation()[None]).repeat(3, 1, 1, 1)
+    logits, values = network(planes)
+    assert logits.shape == (3, actions) and values.shape == (3, 1)
+    assert values.abs().max() <= 1.0
+    assert network.move_types == actions // planes[0, 0].numel()
+
+
+def test_linear_policy_head_for_the_from_to_encoding():
+    state = ChessState(action_encoding="from_to")
+    network = AlphaZeroNet(NetworkConfig(*state.observation_shape, num_actions=4272, filters=8, blocks=1))
+    assert network.move_types == 0
+    assert network(torch.zeros(2, *state.observation_shape))[0].shape == (2, 4272)
+
+
+def test_conv_policy_head_reads_actions_square_by_square():
+    network = network_for("los_alamos", filters=4, blocks=1)
+    conv = network.policy[-1]
+    with torch.no_grad():
+        conv.weight.zero_()
+        conv.bias.zero_()
+        conv.bias[7] = 5.0  # move type 7 at every square
+    logits, _ = network(torch.zeros(1, 51, 6, 6))
+    top = torch.topk(logits[0], 36).indices
+    assert sorted((top % 54).tolist()) == [7] * 36
+    assert sorted((top // 54).tolist()) == list(range(36))
+
+
+def test_wrong_input_shape_is_an_error():
+    with pytest.raises(ValueError, match=r"expected planes of shape \[B, 51, 6, 6\]"):
+        network_for("los_alamos", filters=4, blocks=1)(torch.zeros(1, 50, 6, 6))
+
+
+def test_device_auto_is_cuda_when_present():
+    assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def save_network(path, game="los_alamos"):
+    network = network_for(game, filters=8, blocks=1)
+    save_checkpoint(path, {"game": game, "network": network.config.to_dict(), "model": network.state_dict()})
+    return network
+
+
+def test_checkpoint_round_trip_with_weights_only(tmp_path):
+    path = tmp_path / "net.pt"
+    network = save_network(path)
+    loaded, payload = load_network(path, "los_alamos")
+    assert payload["format"] == FORMAT
+    planes = torch.randn(2, 51, 6, 6)
+    torch.testing.assert_close(loaded(planes)[0], network(planes)[0])
+    assert not list(tmp_path.glob("*.tmp")), "no temporary file left behind"
+
+
+def test_checkpoint_for_another_game_is_refused(tmp_path):
+    save_network(tmp_path / "net.pt")
+    with pytest.raises(CheckpointError, match="trained on 'los_alamos', not 'chess'"):
+        load_network(tmp_path / "net.pt", "chess")
+    with pytest.raises(CheckpointError, match="trained on 'los_alamos', not 'chess'"):
+        make_agent(f"alphazero:{tmp_path / 'net.pt'}", "chess")
+
+
+def test_corrupt_truncated_and_foreign_files_are_refused(tmp_path):
+    good = tmp_path / "net.pt"
+    save_network(good)
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes(good.read_bytes()[:300])
+    garbage = tmp_path / "garbage.pt"
+    garbage.write_bytes(b"not a checkpoint at all")
+    foreign = tmp_path / "foreign.pt"
+    torch.save({"state_dict": {}}, foreign)
+    for path in (truncated, garbage):
+        with pytest.raises(CheckpointError, match="not a readable checkpoint"):
+            load_checkpoint(path)
+    with pytest.raises(CheckpointError, match="not a chess_envs AlphaZero checkpoint"):
+        load_checkpoint(foreign)
+    with pytest.raises(CheckpointError, match="no checkpoint at"):
+        load_checkpoint(tmp_path / "missing.pt")
+
+
+class Smuggled:
+    def __reduce__(self):
+        return (print, ("code ran while loading",))
+
+
+def test_pickled_code_is_never_run(tmp_path):
+    path = tmp_path / "evil.pt"
+    with open(path, "wb") as handle:
+        torch.save({"format": FORMAT, "game": "los_alamos", "x": Smuggled()}, handle, pickle_module=pickle)
+    with pytest.raises(CheckpointError, match="not a readable checkpoint"):
+        load_checkpoint(path)
+
+
+def test_agent_plays_legal_deterministic_games(tmp_path):
+    save_network(tmp_path / "net.pt")
+    first = make_agent(f"alphazero:{tmp_path / 'net.pt'}?sims=16", "los_alamos")
+    second = make_agent(f"alphazero:{tmp_path / 'net.pt'}?sims=16", "los_alamos")
+    start = new_state("los_alamos").to_text()
+    one = play_game("los_alamos", [first, make_agent("random?seed=3", "los_alamos")], start, max_plies=60)
+    two = play_game("los_alamos", [second, make_agent("random?seed=3", "los_alamos")], start, max_plies=60)
+    assert one.forfeit is None and one.moves == two.moves
+
+
+def test_agent_needs_a_path():
+    with pytest.raises(ValueError, match="needs a checkpoint"):
+        make_agent("alphazero?sims=4", "los_alamos")

@@ -1,0 +1,117 @@
+"""train.alphazero: the smoke preset end to end, resume, and surviving SIGKILL."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agents.alphazero.checkpoint import CheckpointError, load_checkpoint
+from train.alphazero import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(tmp_path: Path, *flags: str) -> Path:
+    return main(["--preset", "smoke", "--runs-dir", str(tmp_path), "--progress", "false", *flags])
+
+
+@pytest.mark.parametrize("game", ["los_alamos", "chess"])
+def test_smoke_preset_trains_checkpoints_logs_and_resumes(tmp_path, game):
+    path = run(tmp_path, "--game", game, "--run-name", game)
+    run_dir = tmp_path / game
+    first = load_checkpoint(path, game)
+    counters = first["counters"]
+    assert counters["games"] > 0 and counters["learner_steps"] > 0 and counters["iteration"] == 3
+    assert any(p.name.startswith("events.out.tfevents") for p in run_dir.iterdir())
+    metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert len(metrics) == 3 and "losses/policy" in metrics[-1] and "eval/score_vs_greedy" in metrics[-1]
+    assert first["replay"]["planes"].shape[0] > 0
+    resumed = load_checkpoint(run(tmp_path, "--game", game, "--run-name", game, "--resume", "--iterations", "5"))
+    after = resumed["counters"]
+    assert after["iteration"] == 5 and after["learner_steps"] > counters["learner_steps"]
+    assert after["games"] >= counters["games"] and after["positions"] >= counters["positions"]
+    assert resumed["replay"]["planes"].shape[0] >= first["replay"]["planes"].shape[0]
+
+
+def test_a_second_run_in_the_same_folder_needs_resume(tmp_path):
+    run(tmp_path, "--run-name", "x")
+    with pytest.raises(SystemExit, match="already holds a run; pass --resume"):
+        run(tmp_path, "--run-name", "x")
+
+
+def test_resume_refuses_a_checkpoint_of_another_game(tmp_path):
+    run(tmp_path, "--run-name", "x")
+    with pytest.raises(CheckpointError, match="trained on 'los_alamos', not 'chess'"):
+        run(tmp_path, "--run-name", "x", "--game", "chess", "--resume")
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--game", "go"], "unknown game"),
+        (["--simulations", "0"], "simulations must be >= 1"),
+        (["--optimizer", "lion"], "optimizer must be adamw or sgd"),
+        (["--blocks", "two"], "invalid int value"),
+    ],
+)
+def test_bad_arguments_are_rejected(tmp_path, capsys, flags, message):
+    with pytest.raises(SystemExit):
+        run(tmp_path, *flags)
+    assert message in capsys.readouterr().err
+
+
+def test_sigkill_then_resume_loses_only_the_work_since_the_last_checkpoint(tmp_path):
+    command = [
+        sys.executable,
+        "-m",
+        "train.alphazero",
+        "--preset",
+        "smoke",
+        "--runs-dir",
+        str(tmp_path),
+        "--run-name",
+        "killed",
+        "--iterations",
+        "0",
+        "--minutes",
+        "5",
+        "--checkpoint-every",
+        "2",
+        "--eval-every",
+        "0",
+        "--progress",
+        "false",
+    ]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    last = tmp_path / "killed" / "checkpoints" / "last.pt"
+    deadline = time.monotonic() + 240
+    steps = 0
+    while time.monotonic() < deadline and steps < 6:
+        time.sleep(0.5)
+        if last.exists():  # replaced by rename, so a read sees a whole old or a whole new file
+            steps = load_checkpoint(last)["counters"]["learner_steps"]
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    saved = load_checkpoint(last)  # the file the kill left is whole
+    assert saved["counters"]["learner_steps"] >= 6
+    path = run(
+        tmp_path,
+        "--run-name",
+        "killed",
+        "--resume",
+        "--iterations",
+        str(saved["counters"]["iteration"] + 1),
+        "--eval-every",
+        "0",
+    )
+    resumed = load_checkpoint(path)["counters"]
+    assert resumed["iteration"] == saved["counters"]["iteration"] + 1
+    assert resumed["learner_steps"] >= saved["counters"]["learner_steps"]
+    assert resumed["games"] >= saved["counters"]["games"]
