@@ -43,7 +43,7 @@ class Args:
     preset: str = arg("", "the preset these defaults came from")
     run_name: str = arg("alphazero", "run folder name under runs_dir")
     runs_dir: str = arg("runs", "where run folders live")
-    resume: bool = arg(False, "continue the run from its last checkpoint")
+    resume: bool = arg(False, "continue the run from its last checkpoint (start it if there is none yet)")
     seed: int = arg(0, "seed of every random number generator")
     device: str = arg("auto", "auto (CUDA when present), cpu or cuda")
     # network
@@ -375,7 +375,9 @@ def main(argv: list[str] | None = None) -> Path:
     args = parse_args(Args, PRESETS, argv, description=__doc__.splitlines()[0])
     trainer = Trainer(args)
     run_dir = trainer.run_dir
-    if args.resume:
+    if args.resume and not (run_dir / "checkpoints" / "last.pt").exists():
+        print(f"{run_dir} has no checkpoint yet: starting the run")
+    elif args.resume:
         trainer.restore()
         print(
             f"resumed {run_dir} at learner step {trainer.counters['learner_steps']}, {trainer.counters['games']} games"

@@ -61,3 +61,27 @@ def load_network(
     except (KeyError, TypeError, RuntimeError) as error:
         raise CheckpointError(f"{path}: the network in it does not load ({error})") from None
     return network.to(device).eval(), payload
+
+
+def export_model(source: str | Path, target: str | Path) -> None:
+    """Write a small checkpoint holding only what playing needs: game, network shape, weights,
+    and the training counters (no optimizer or replay buffer)."""
+    payload = load_checkpoint(source)
+    keep = {key: payload[key] for key in ("game", "network", "model") if key in payload}
+    keep["counters"] = payload.get("counters", {})
+    keep["args"] = payload.get("args", {})
+    save_checkpoint(target, keep)
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Export the playing part of an AlphaZero checkpoint.")
+    parser.add_argument("source", help="a training checkpoint, e.g. runs/NAME/checkpoints/last.pt")
+    parser.add_argument("target", help="where to write the small checkpoint")
+    arguments = parser.parse_args()
+    try:
+        export_model(arguments.source, arguments.target)
+    except CheckpointError as error:
+        parser.exit(2, f"error: {error}\n")
+    print(f"wrote {arguments.target} ({Path(arguments.target).stat().st_size / 1e6:.1f} MB)")

@@ -24,12 +24,11 @@ file + 1; piece 0 = knight, 1 = rook). Promotion to a queen is the queen-like mo
 
 from __future__ import annotations
 
-from collections import deque
 from typing import ClassVar
 
 import numpy as np
 
-from chess_envs.core import BoundedCache, IllegalActionError, Outcome, Termination, as_action, queen_knight_layout
+from chess_envs.core import HistoryState, Outcome, Termination, as_action, queen_knight_layout
 from chess_envs.los_alamos.board import (
     KING,
     KNIGHT,
@@ -45,7 +44,6 @@ from chess_envs.los_alamos.board import (
     move_uci,
 )
 
-_SAVED_PLIES = 64
 _PLANES_PER_STEP = 12
 _META_PLANES = 3
 _MAX_PLY_SCALE = 512.0
@@ -82,7 +80,7 @@ _ENCODE, _DECODE = _move_tables()
 _FLIP_INDEX = np.array(_MIRROR)
 
 
-class LosAlamosState:
+class LosAlamosState(HistoryState):
     """A Los Alamos chess game: position, history, legal actions and outcome.
 
     >>> state = LosAlamosState()
@@ -110,107 +108,36 @@ class LosAlamosState:
         self.history = history
         self.adjudicate_insufficient_material = adjudicate_insufficient_material
         self.observation_shape = (_PLANES_PER_STEP * history + _META_PLANES, SIZE, SIZE)
-        self._positions: list[tuple] = []
         self._occurrences: list[int] = []  # how often each position had occurred when it was reached
-        self._counts: dict[tuple, int] = {}
-        # Search caches, off until enable_search_caches(): see there.
-        self._saved: deque[tuple] | None = None
-        self._legal_cache: BoundedCache | None = None
-        self._record_position()
+        self._start_history()
 
     @classmethod
     def from_text(cls, text: str, **options) -> LosAlamosState:
         return cls(text, **options)
 
-    def _record_position(self) -> None:
-        key = (*self.board.squares, self.board.turn)
-        count = self._counts.get(key, 0) + 1
-        self._counts[key] = count
-        self._positions.append(key)
-        self._occurrences.append(count)
-        self._legal: dict[int, int] | None = None
-        self._outcome: Outcome | None | bool = False
+    def _position_key(self) -> tuple:
+        return (*self.board.squares, self.board.turn)
 
-    def repetitions(self) -> int:
-        """How many times the current position has occurred so far (1 the first time)."""
-        return self._counts[self._positions[-1]]
+    def _remember(self, key: tuple, count: int) -> None:
+        self._occurrences.append(count)
+
+    def _forget(self) -> None:
+        self._occurrences.pop()
+
+    def _copy_into(self, other: LosAlamosState) -> None:
+        other._occurrences = self._occurrences.copy()
 
     @property
     def current_player(self) -> int:
         return self.board.turn
 
-    def _legal_moves(self) -> dict[int, int]:
-        if self._legal is None:
-            key = self._positions[-1]
-            legal = None if self._legal_cache is None else self._legal_cache.get(key)
-            if legal is None:
-                encode = _ENCODE[self.board.turn]
-                legal = {encode[move]: move for move in self.board.legal_moves()}
-                if self._legal_cache is not None:
-                    self._legal_cache.put(key, legal)
-            self._legal = legal
-        return self._legal
-
-    def legal_moves_by_action(self) -> dict[int, int]:
-        """The board's legal moves (engine ints) keyed by action, regardless of draw rules."""
-        return self._legal_moves()
-
-    def legal_actions(self) -> np.ndarray:
-        if self.is_terminal():
-            return np.zeros(0, dtype=np.int64)
-        legal = self._legal_moves()
-        return np.fromiter(legal, dtype=np.int64, count=len(legal))
-
-    def legal_action_mask(self) -> np.ndarray:
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        if not self.is_terminal():
-            mask[self.legal_actions()] = True
-        return mask
-
-    def apply(self, action: int) -> None:
-        action = as_action(action, NUM_ACTIONS)
-        move = self._legal_moves().get(action)
-        if move is None:
-            try:
-                text = self.action_to_move(action)
-            except ValueError:
-                text = "off the board"
-            raise IllegalActionError(f"action {action} ({text}) is not legal in {self.board.fen()}")
-        if self._saved is not None:
-            self._saved.append((self._legal, self._outcome))
-        self.board.push(move)
-        self._record_position()
+    def _generate_legal(self) -> dict[int, int]:
+        encode = _ENCODE[self.board.turn]
+        return {encode[move]: move for move in self.board.legal_moves()}
 
     def apply_move(self, move: str) -> None:
         """Play the UCI move text ``move``; IllegalActionError if it is not legal."""
         self.apply(self.move_to_action(move))
-
-    def undo(self) -> None:
-        if not self.board._stack:
-            raise IndexError("undo: no move to take back")
-        self.board.pop()
-        key = self._positions.pop()
-        self._occurrences.pop()
-        self._counts[key] -= 1
-        # With search caches the position before the move has its legal moves and outcome saved.
-        self._legal, self._outcome = self._saved.pop() if self._saved else (None, False)
-
-    def enable_search_caches(self) -> None:
-        """Remember legal moves by position and across undo, for tree search (which revisits
-        positions thousands of times); off by default, where it would only cost time and memory."""
-        if self._saved is None:
-            self._saved = deque(maxlen=_SAVED_PLIES)
-            self._legal_cache = BoundedCache(50_000)
-
-    def copy(self) -> LosAlamosState:
-        other = object.__new__(LosAlamosState)
-        other.__dict__.update(self.__dict__)
-        other.board = self.board.copy()
-        other._positions = self._positions.copy()
-        other._saved = None if self._saved is None else self._saved.copy()
-        other._occurrences = self._occurrences.copy()
-        other._counts = self._counts.copy()
-        return other
 
     def action_to_move(self, action: int) -> str:
         """UCI text of ``action`` for the side to move (it need not be legal)."""
@@ -240,11 +167,6 @@ class LosAlamosState:
 
     # -- outcome ---------------------------------------------------------------------------
 
-    def outcome(self) -> Outcome | None:
-        if self._outcome is False:
-            self._outcome = self._compute_outcome()
-        return self._outcome  # type: ignore[return-value]
-
     def _compute_outcome(self) -> Outcome | None:
         board = self.board
         if not self._legal_moves():
@@ -259,13 +181,6 @@ class LosAlamosState:
             return Outcome(Termination.THREEFOLD_REPETITION, (0.0, 0.0))
         return None
 
-    def is_terminal(self) -> bool:
-        return self.outcome() is not None
-
-    def returns(self) -> np.ndarray:
-        outcome = self.outcome()
-        return np.array(outcome.returns if outcome else (0.0, 0.0), dtype=np.float32)
-
     # -- observation -----------------------------------------------------------------------
 
     def observation(self, player: int | None = None) -> np.ndarray:
@@ -273,7 +188,7 @@ class LosAlamosState:
             player = self.board.turn
         elif player not in (0, 1):
             raise ValueError(f"player must be 0 or 1, got {player!r}")
-        positions = self._positions
+        positions = self._keys
         steps = min(self.history, len(positions))
         recent = positions[: -steps - 1 : -1]
         boards = np.array(recent, dtype=np.int8)[:, :NUM_SQUARES]

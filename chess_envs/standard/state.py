@@ -24,23 +24,20 @@ Actions: see :mod:`chess_envs.standard.encoding`.
 
 from __future__ import annotations
 
-from collections import deque
 from typing import ClassVar
 
 import chess
 import chess.svg
 import numpy as np
 
-from chess_envs.core import BoundedCache, IllegalActionError, Outcome, Termination, as_action
+from chess_envs.core import HistoryState, Outcome, Termination, as_action
 from chess_envs.standard.encoding import ActionEncoding, get_encoding
 
 _ALL = (1 << 64) - 1
-_SAVED_PLIES = 64
 _PLANES_PER_STEP = 14
 _META_PLANES = 7
 _MAX_PLY_SCALE = 512.0
 _NO_PROGRESS_SCALE = 150.0
-_LEGAL_CACHE_SIZE = 10_000
 _PIECE_VALUES = ((chess.PAWN, 1), (chess.KNIGHT, 3), (chess.BISHOP, 3), (chess.ROOK, 5), (chess.QUEEN, 9))
 # Column order that swaps colours in a history frame (white pieces, black pieces, repetitions).
 _SWAP_COLOURS = np.array([6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 12, 13])
@@ -70,7 +67,7 @@ def _validate_board(board: chess.Board, fen: str) -> None:
         raise ValueError(f"invalid chess position {fen!r}: {', '.join(reasons)}")
 
 
-class ChessState:
+class ChessState(HistoryState):
     """A standard chess game: position, history, legal actions and outcome.
 
     >>> state = ChessState()
@@ -83,6 +80,7 @@ class ChessState:
 
     num_players: ClassVar[int] = 2
     game_name: ClassVar[str] = "chess"
+    _LEGAL_CACHE_SIZE: ClassVar[int] = 10_000  # python-chess Move objects are large
 
     def __init__(
         self,
@@ -106,16 +104,10 @@ class ChessState:
                 raise TypeError(f"fen must be a string, got {type(fen).__name__}")
             self.board = chess.Board(fen)
             _validate_board(self.board, fen)
-        self._keys: list[tuple] = []
         # One row per position of the game: 12 piece bitboards (white's, then black's) and
         # two repetition masks, so an observation is a slice of the last `history` rows.
         self._frames = np.zeros((64, _PLANES_PER_STEP), dtype=np.uint64)
-        self._counts: dict[tuple, int] = {}
-        self._legal: dict[int, chess.Move] | None = None
-        # Search caches, off until enable_search_caches(): see there.
-        self._saved: deque[tuple] | None = None
-        self._legal_cache: BoundedCache | None = None
-        self._record_position()
+        self._start_history()
 
     @classmethod
     def from_text(cls, text: str, **options) -> ChessState:
@@ -124,36 +116,29 @@ class ChessState:
 
     # -- positions and history -------------------------------------------------------------
 
-    def _record_position(self) -> None:
+    def _position_key(self) -> tuple:
         board = self.board
         black, white = board.occupied_co  # indexed by colour: BLACK = False = 0
-        pawns, knights, bishops, rooks, queens, kings = (
+        return (
             board.pawns,
             board.knights,
             board.bishops,
             board.rooks,
             board.queens,
             board.kings,
-        )
-        key = (
-            pawns,
-            knights,
-            bishops,
-            rooks,
-            queens,
-            kings,
             white,
             black,
             board.turn,
             board.clean_castling_rights(),
             board.ep_square if board.has_legal_en_passant() else None,
         )
-        count = self._counts.get(key, 0) + 1
-        self._counts[key] = count
-        keys = self._keys
-        if len(keys) == len(self._frames):
+
+    def _remember(self, key: tuple, count: int) -> None:
+        pawns, knights, bishops, rooks, queens, kings, white, black = key[:8]
+        row = len(self._keys)
+        if row == len(self._frames):
             self._frames = np.concatenate([self._frames, np.zeros_like(self._frames)])
-        self._frames[len(keys)] = (
+        self._frames[row] = (
             pawns & white,
             knights & white,
             bishops & white,
@@ -169,13 +154,9 @@ class ChessState:
             _ALL if count >= 2 else 0,
             _ALL if count >= 3 else 0,
         )
-        keys.append(key)
-        self._legal = None
-        self._outcome: Outcome | None | bool = False
 
-    def repetitions(self) -> int:
-        """How many times the current position has occurred so far (1 the first time)."""
-        return self._counts[self._keys[-1]]
+    def _copy_into(self, other: ChessState) -> None:
+        other._frames = self._frames.copy()
 
     # -- moves -----------------------------------------------------------------------------
 
@@ -183,89 +164,21 @@ class ChessState:
     def current_player(self) -> int:
         return 0 if self.board.turn == chess.WHITE else 1
 
-    def _legal_moves(self) -> dict[int, chess.Move]:
-        if self._legal is not None:
-            return self._legal
-        key = self._keys[-1]
-        legal = None if self._legal_cache is None else self._legal_cache.get(key)
-        if legal is None:
-            by_from_to, by_promotion = self.encoding.absolute_tables(self.board.turn)
-            legal = {
-                (  # a queen promotion missing from by_promotion is the plain move; no action there is 0
-                    by_promotion.get((move.from_square, move.to_square, move.promotion))
-                    or by_from_to[move.from_square * 64 + move.to_square]
-                    if move.promotion
-                    else by_from_to[move.from_square * 64 + move.to_square]
-                ): move
-                for move in self.board.generate_legal_moves()
-            }
-            if self._legal_cache is not None:
-                self._legal_cache.put(key, legal)
-        self._legal = legal
-        return legal
-
-    def legal_actions(self) -> np.ndarray:
-        if self.is_terminal():
-            return np.zeros(0, dtype=np.int64)
-        legal = self._legal_moves()
-        return np.fromiter(legal, dtype=np.int64, count=len(legal))
-
-    def legal_action_mask(self) -> np.ndarray:
-        mask = np.zeros(self.num_actions, dtype=bool)
-        if not self.is_terminal():
-            mask[self.legal_actions()] = True
-        return mask
-
-    def legal_moves_by_action(self) -> dict[int, chess.Move]:
-        """The board's legal moves keyed by action (regardless of draw rules). Do not mutate."""
-        return self._legal_moves()
-
-    def apply(self, action: int) -> None:
-        action = as_action(action, self.num_actions)
-        move = self._legal_moves().get(action)
-        if move is None:
-            raise IllegalActionError(self._illegal_message(action))
-        if self._saved is not None:
-            self._saved.append((self._legal, self._outcome))
-        self.board.push(move)
-        self._record_position()
+    def _generate_legal(self) -> dict[int, chess.Move]:
+        by_from_to, by_promotion = self.encoding.absolute_tables(self.board.turn)
+        return {
+            (  # a queen promotion missing from by_promotion is the plain move; no action there is 0
+                by_promotion.get((move.from_square, move.to_square, move.promotion))
+                or by_from_to[move.from_square * 64 + move.to_square]
+                if move.promotion
+                else by_from_to[move.from_square * 64 + move.to_square]
+            ): move
+            for move in self.board.generate_legal_moves()
+        }
 
     def apply_move(self, move: chess.Move | str) -> None:
         """Play a python-chess Move or UCI text; raises IllegalActionError if illegal."""
         self.apply(self.move_to_action(move if isinstance(move, str) else move.uci()))
-
-    def _illegal_message(self, action: int) -> str:
-        try:
-            text = f"action {action} ({self.action_to_move(action)})"
-        except ValueError:
-            text = f"action {action} (off the board)"
-        return f"{text} is not legal in {self.board.fen()}"
-
-    def undo(self) -> None:
-        if not self.board.move_stack:
-            raise IndexError("undo: no move to take back")
-        self.board.pop()
-        key = self._keys.pop()
-        self._counts[key] -= 1
-        # With search caches the position before the move has its legal moves and outcome saved.
-        self._legal, self._outcome = self._saved.pop() if self._saved else (None, False)
-
-    def enable_search_caches(self) -> None:
-        """Remember legal moves by position and across undo, for tree search (which revisits
-        positions thousands of times); off by default, where it would only cost time and memory."""
-        if self._saved is None:
-            self._saved = deque(maxlen=_SAVED_PLIES)
-            self._legal_cache = BoundedCache(_LEGAL_CACHE_SIZE)
-
-    def copy(self) -> ChessState:
-        other = object.__new__(ChessState)
-        other.__dict__.update(self.__dict__)
-        other.board = self.board.copy()
-        other._keys = self._keys.copy()
-        other._saved = None if self._saved is None else self._saved.copy()
-        other._frames = self._frames.copy()
-        other._counts = self._counts.copy()
-        return other
 
     def action_to_move(self, action: int) -> str:
         """UCI text of ``action`` for the side to move (it need not be legal)."""
@@ -309,11 +222,6 @@ class ChessState:
 
     # -- outcome ---------------------------------------------------------------------------
 
-    def outcome(self) -> Outcome | None:
-        if self._outcome is False:
-            self._outcome = self._compute_outcome()
-        return self._outcome  # type: ignore[return-value]
-
     def _compute_outcome(self) -> Outcome | None:
         board = self.board
         if not self._legal_moves():
@@ -336,13 +244,6 @@ class ChessState:
 
     def _decisive(self, termination: Termination) -> Outcome:
         return Outcome(termination, (-1.0, 1.0) if self.board.turn == chess.WHITE else (1.0, -1.0))
-
-    def is_terminal(self) -> bool:
-        return self.outcome() is not None
-
-    def returns(self) -> np.ndarray:
-        outcome = self.outcome()
-        return np.array(outcome.returns if outcome else (0.0, 0.0), dtype=np.float32)
 
     # -- observation -----------------------------------------------------------------------
 
