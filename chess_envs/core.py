@@ -64,6 +64,8 @@ class GameState(Protocol):
     """A position plus its history, mutated in place by :meth:`apply` and :meth:`undo`.
 
     Actions and observations are in the frame of the side to move (DESIGN.md section 4).
+    States built on :class:`HistoryState` also offer ``enable_search_caches()``, which tree
+    search calls to keep legal moves across undo and transpositions.
     """
 
     num_players: ClassVar[int]
