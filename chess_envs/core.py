@@ -41,6 +41,9 @@ class Termination(enum.Enum):
     FIVEFOLD_REPETITION = "fivefold_repetition"
     FIFTY_MOVES = "fifty_moves"
     THREEFOLD_REPETITION = "threefold_repetition"
+    KING_CAPTURE = "king_capture"
+    LAST_PLAYER_STANDING = "last_player_standing"
+    CLAIM_WIN = "claim_win"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,453 @@
+"""Four-player chess as a :class:`~chess_envs.core.GameState` over our 14x14 engine.
+
+Frame: the board is rotated so the player it is seen by sits at the bottom and pushes pawns up.
+With absolute ``(row, col)`` (row 0 = rank 14, col 0 = file a) the player's frame square is
+``rel_row * 14 + rel_col`` with
+
+    Red     (rel_row, rel_col) = (row, col)
+    Blue    (rel_row, rel_col) = (13 - col, row)
+    Yellow  (rel_row, rel_col) = (13 - row, 13 - col)
+    Green   (rel_row, rel_col) = (col, 13 - row)
+
+so every player's king starts on frame square (13, 7), where Red's stands on h1. Seats in the
+planes are relative too: 0 the player, 1 the next player clockwise, 2 the one opposite, 3 the
+previous one.
+
+Observation, shape ``(25 * history + 23, 14, 14)`` (123 with the default ``history=4``),
+float32. For each history step ``t`` (0 = now; steps before the first known position are zeros):
+
+    25t + 6s + 0..5   relative seat s's live pawns, knights, bishops, rooks, queens (promoted
+                      ones included), king (s = 0..3)
+    25t + 24          dead (grey) pieces of any kind
+
+then (``c = 25 * history``): ``c + 0..3`` one-hot of the player's colour (Red, Blue, Yellow,
+Green); ``c + 4`` plies played ``min(ply, 1024) / 1024``; ``c + 5 + 2s`` and ``c + 6 + 2s``
+relative seat s may castle kingside / queenside; ``c + 13`` no-progress count
+``min(halfmove clock, 100) / 100``; ``c + 14`` repetitions ``min(occurrences - 1, 2) / 2``;
+``c + 15 + s`` relative seat s's points ``min(points, 200) / 200``; ``c + 19 + s`` 1 when relative
+seat s is eliminated.
+
+Actions, 21366 = 196 frame from-squares x 109 move types, ``action = from * 109 + type``:
+types 0..51 orthogonal (``direction * 13 + distance - 1``, directions N E S W), 52..91 diagonal
+(``52 + direction * 10 + distance - 1``, directions NE SE SW NW), 92..99 knight steps (frame
+``(row, col)`` steps (-2, 1), (-1, 2), (1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1)),
+100..108 underpromotions (``100 + direction * 3 + piece``, direction 0 capture towards NW,
+1 push, 2 capture towards NE; piece 0 rook, 1 knight, 2 bishop; Teams only). A pawn's move onto
+its promotion line by a queen-like type promotes to a queen; castling is the king's two-square
+move.
+
+Outcomes (RULES.md section 9): Free-For-All ends when one player is left, by the automatic claim
+win (two players left and one leads by 21 or more: the trailing player gets 20), or by a draw
+(threefold repetition, 100 plies without capture or pawn move, or no live player holding more
+than a king: every live player gets 10). ``returns()`` ranks the final points: 1st +1, 2nd +1/3,
+3rd -1/3, 4th -1, tied players sharing the mean of their places' values, so the returns sum to 0.
+Teams: +1 for the winning team (checkmate on the mated player's turn, or king capture) and -1
+for the other; stalemate, repetition and the 100-ply rule draw.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from chess_envs.core import HistoryState, Outcome, Termination, as_action
+from chess_envs.four_player.board import (
+    BISHOP,
+    DEAD,
+    FFA,
+    KING,
+    KNIGHT,
+    KNIGHT_STEPS,
+    NUM_SQUARES,
+    PAWN,
+    PIECE_LETTERS,
+    PLAYABLE,
+    PROMOTED_QUEEN,
+    PROMOTION_SQUARES,
+    QUEEN,
+    ROOK,
+    SIZE,
+    START_FEN4,
+    TEAMS,
+    Board,
+    move_text,
+    parse_square,
+)
+
+MOVE_TYPES = 109
+NUM_ACTIONS = NUM_SQUARES * MOVE_TYPES
+_ORTHOGONAL = ((-1, 0), (0, 1), (1, 0), (0, -1))
+_DIAGONAL = ((-1, 1), (1, 1), (1, -1), (-1, -1))
+_UNDERPROMOTION_STEPS = ((-1, -1), (-1, 0), (-1, 1))
+UNDERPROMOTIONS = (ROOK, KNIGHT, BISHOP)
+_PLANES_PER_STEP = 25
+_META_PLANES = 23
+_MAX_PLY_SCALE = 1024.0
+_FIFTY_MOVES = 100
+_POINTS_SCALE = 200.0
+_CLAIM_WIN_LEAD = 21
+_CLAIM_WIN_POINTS = 20
+_DRAW_POINTS = 10
+_PLACE_VALUES = (1.0, 1.0 / 3.0, -1.0 / 3.0, -1.0)
+_PIECE_VALUES = (0, 1, 3, 5, 5, 9, 0, 1)  # by type; a promoted queen counts as a pawn
+
+
+def to_frame(colour: int, sq: int) -> int:
+    """The square ``sq`` (absolute) in ``colour``'s frame."""
+    row, col = divmod(sq, SIZE)
+    last = SIZE - 1
+    rel = ((row, col), (last - col, row), (last - row, last - col), (col, last - row))[colour]
+    return rel[0] * SIZE + rel[1]
+
+
+TO_FRAME = tuple(tuple(to_frame(c, sq) for sq in range(NUM_SQUARES)) for c in range(4))
+FROM_FRAME = tuple(tuple(TO_FRAME[c].index(rel) for rel in range(NUM_SQUARES)) for c in range(4))
+
+
+def _layout() -> list[tuple[int, int, int] | None]:
+    """Per action in a player's frame: (from, to, underpromotion or 0), or None off the board."""
+    entries: list[tuple[int, int, int] | None] = []
+
+    def entry(sq: int, dr: int, dc: int, under: int = 0) -> tuple[int, int, int] | None:
+        row, col = divmod(sq, SIZE)
+        r, c = row + dr, col + dc
+        if not (PLAYABLE[sq] and 0 <= r < SIZE and 0 <= c < SIZE and PLAYABLE[r * SIZE + c]):
+            return None
+        return (sq, r * SIZE + c, under)
+
+    teams_line = 3  # the Teams promotion row in every player's frame (Red's rank 11)
+    for sq in range(NUM_SQUARES):
+        for dr, dc in _ORTHOGONAL:
+            entries.extend(entry(sq, dr * d, dc * d) for d in range(1, 14))
+        for dr, dc in _DIAGONAL:
+            entries.extend(entry(sq, dr * d, dc * d) for d in range(1, 11))
+        entries.extend(entry(sq, dr, dc) for dr, dc in KNIGHT_STEPS)
+        for dr, dc in _UNDERPROMOTION_STEPS:
+            for piece in UNDERPROMOTIONS:
+                e = entry(sq, dr, dc, piece)
+                entries.append(e if e is not None and e[1] // SIZE == teams_line else None)
+    return entries
+
+
+def _move_tables() -> tuple[list[dict[int, int]], list[list[int]]]:
+    """Per colour: move key (from | to << 8 | underpromotion << 16, absolute) <-> action."""
+    layout = _layout()
+    encode: list[dict[int, int]] = [{} for _ in range(4)]
+    decode: list[list[int]] = [[-1] * NUM_ACTIONS for _ in range(4)]
+    for colour in range(4):
+        back = FROM_FRAME[colour]
+        for action, e in enumerate(layout):
+            if e is not None:
+                key = back[e[0]] | back[e[1]] << 8 | e[2] << 16
+                encode[colour][key] = action
+                decode[colour][action] = key
+    return encode, decode
+
+
+_ENCODE, _DECODE = _move_tables()
+_KEY_PROMOTION = {0: 0, QUEEN: 0, PROMOTED_QUEEN: 0, ROOK: ROOK, KNIGHT: KNIGHT, BISHOP: BISHOP}
+_TYPE_PLANE = (-1, 0, 1, 2, 3, 4, 5, 4)
+
+
+def _plane_tables() -> np.ndarray:
+    """``table[player, code]``: the history plane (0..24) of a square code, 25 for empty."""
+    table = np.full((4, 64), _PLANES_PER_STEP, dtype=np.int64)
+    for player in range(4):
+        for code in range(64):
+            colour, kind = code >> 3, code & 7
+            if not kind or colour > DEAD:
+                continue
+            table[player, code] = 24 if colour == DEAD else ((colour - player) % 4) * 6 + _TYPE_PLANE[kind]
+    return table
+
+
+_PLANE_OF = _plane_tables()
+_FRAME_INDEX = np.array(FROM_FRAME)
+_PLANE_IDS = np.arange(_PLANES_PER_STEP)[None, :, None]
+
+
+class FourPlayerState(HistoryState):
+    """A four-player chess game (Free-For-All or Teams): position, history, actions, outcome.
+
+    >>> state = FourPlayerState()
+    >>> state.current_player, state.legal_actions().size
+    (0, 20)
+    >>> state.apply(state.move_to_action("h2-h4")); state.apply(state.move_to_action("b8-d8"))
+    >>> state.to_text().split("-")[0], state.current_player
+    ('Y', 2)
+    """
+
+    num_players: ClassVar[int] = 4
+    game_name: ClassVar[str] = "four_player"
+    num_actions: ClassVar[int] = NUM_ACTIONS
+
+    def __init__(
+        self,
+        fen4: str | None = None,
+        *,
+        mode: str = FFA,
+        history: int = 4,
+        claim_win: bool = True,
+    ) -> None:
+        if not isinstance(history, int) or history < 1:
+            raise ValueError(f"history must be a positive integer, got {history!r}")
+        self.board = Board(START_FEN4 if fen4 is None else fen4, mode)
+        self.mode = mode
+        self.history = history
+        self.claim_win = claim_win
+        self.observation_shape = (_PLANES_PER_STEP * history + _META_PLANES, SIZE, SIZE)
+        self._occurrences: list[int] = []
+        self._start_history()
+
+    @classmethod
+    def from_text(cls, text: str, **options) -> FourPlayerState:
+        return cls(text, **options)
+
+    # -- HistoryState hooks ----------------------------------------------------------------
+
+    def _position_key(self) -> tuple:
+        board = self.board
+        return (
+            tuple(board.squares),
+            board.turn,
+            tuple(board.castling[0]),
+            tuple(board.castling[1]),
+            tuple(board._ep_target(c) for c in range(4)),
+            tuple(board.live),
+        )
+
+    def _remember(self, key: tuple, count: int) -> None:
+        self._occurrences.append(count)
+
+    def _forget(self) -> None:
+        self._occurrences.pop()
+
+    def _copy_into(self, other: FourPlayerState) -> None:
+        other._occurrences = self._occurrences.copy()
+
+    def _generate_legal(self) -> dict[int, int]:
+        encode = _ENCODE[self.board.turn]
+        return {
+            encode[move & 0xFFFF | _KEY_PROMOTION[move >> 16 & 15] << 16]: move for move in self.board.legal_moves()
+        }
+
+    # -- the game --------------------------------------------------------------------------
+
+    @property
+    def current_player(self) -> int:
+        return self.board.turn
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        """Points per colour so far (FFA), before any end-of-game award."""
+        return tuple(self.board.points)
+
+    @property
+    def eliminated(self) -> tuple[bool, ...]:
+        """Per colour, whether that player is out (FFA: checkmated, stalemated, king captured)."""
+        return tuple(not live for live in self.board.live)
+
+    def apply_move(self, move: str) -> None:
+        """Play the move text ``move`` (``h2-h4``, ``f7-f8=Q``); IllegalActionError if not legal."""
+        self.apply(self.move_to_action(move))
+
+    def action_to_move(self, action: int) -> str:
+        """The move text of ``action`` for the side to move (it need not be legal)."""
+        action = as_action(action, NUM_ACTIONS)
+        key = _DECODE[self.board.turn][action]
+        if key < 0:
+            raise ValueError(f"action {action} leaves the four-player board")
+        origin, target, under = key & 255, key >> 8 & 255, key >> 16
+        text = move_text(origin | target << 8 | under << 16)
+        turn = self.board.turn
+        if (
+            not under
+            and self.board.squares[origin] == (turn << 3 | PAWN)
+            and target in PROMOTION_SQUARES[self.mode][turn]
+        ):
+            text += "=Q"
+        return text
+
+    def move_to_action(self, move: str) -> int:
+        """The action of the move text ``move`` for the side to move (legal or not)."""
+        if not isinstance(move, str):
+            raise TypeError(f"move must be text such as 'h2-h4', got {type(move).__name__}")
+        squares, _, promotion = move.partition("=")
+        names = squares.split("-")
+        if len(names) != 2 or promotion not in ("", "Q", "R", "N", "B"):
+            raise ValueError(f"four-player moves are written 'h2-h4' or 'f7-f8=Q', got {move!r}")
+        origin, target = (parse_square(name) for name in names)
+        under = {"": 0, "Q": 0, "R": ROOK, "N": KNIGHT, "B": BISHOP}[promotion]
+        action = _ENCODE[self.board.turn].get(origin | target << 8 | under << 16)
+        if action is None:
+            raise ValueError(f"move {move} has no action in the four-player encoding")
+        return action
+
+    def material(self) -> np.ndarray:
+        """Live material per colour (pawn 1, knight 3, bishop 5, rook 5, queen 9, as captures score)."""
+        totals = np.zeros(4, dtype=np.float32)
+        squares = self.board.squares
+        for colour, pieces in enumerate(self.board.pieces):
+            totals[colour] = sum(_PIECE_VALUES[squares[sq] & 7] for sq in pieces)
+        return totals
+
+    # -- outcome ---------------------------------------------------------------------------
+
+    def final_points(self) -> tuple[int, ...] | None:
+        """Points with the end-of-game awards (claim win, draws), None while the game goes on."""
+        outcome = self.outcome()
+        return None if outcome is None else self._final_points
+
+    def _compute_outcome(self) -> Outcome | None:
+        board = self.board
+        if board.mode == TEAMS:
+            return self._teams_outcome()
+        points = list(board.points)
+        live = [c for c in range(4) if board.live[c]]
+        if board.game_over:
+            return self._ffa_outcome(Termination.LAST_PLAYER_STANDING, points)
+        if self.claim_win and len(live) == 2:
+            leader, trailer = sorted(live, key=lambda c: -points[c])
+            if points[leader] - points[trailer] >= _CLAIM_WIN_LEAD:
+                points[trailer] += _CLAIM_WIN_POINTS
+                return self._ffa_outcome(Termination.CLAIM_WIN, points)
+        for termination, reached in (
+            (Termination.INSUFFICIENT_MATERIAL, self._bare_kings),
+            (Termination.FIFTY_MOVES, lambda: board.halfmove_clock >= _FIFTY_MOVES),
+            (Termination.THREEFOLD_REPETITION, lambda: self.repetitions() >= 3),
+        ):
+            if reached():
+                for c in live:
+                    points[c] += _DRAW_POINTS
+                return self._ffa_outcome(termination, points)
+        return None
+
+    def _bare_kings(self) -> bool:
+        squares = self.board.squares
+        return all(squares[sq] & 7 == KING for pieces in self.board.pieces for sq in pieces)
+
+    def _ffa_outcome(self, termination: Termination, points: list[int]) -> Outcome:
+        self._final_points = tuple(points)
+        return Outcome(termination, standings_returns(points))
+
+    def _teams_outcome(self) -> Outcome | None:
+        board = self.board
+        self._final_points = tuple(board.points)
+        if board.winner_team is not None:
+            return Outcome(Termination.KING_CAPTURE, _team_returns(board.winner_team))
+        if not self._legal_moves():
+            if board.in_check():
+                return Outcome(Termination.CHECKMATE, _team_returns(1 - board.turn % 2))
+            return Outcome(Termination.STALEMATE, (0.0,) * 4)
+        if board.halfmove_clock >= _FIFTY_MOVES:
+            return Outcome(Termination.FIFTY_MOVES, (0.0,) * 4)
+        if self.repetitions() >= 3:
+            return Outcome(Termination.THREEFOLD_REPETITION, (0.0,) * 4)
+        return None
+
+    # -- observation -----------------------------------------------------------------------
+
+    def observation(self, player: int | None = None) -> np.ndarray:
+        if player is None:
+            player = self.board.turn
+        elif player not in (0, 1, 2, 3):
+            raise ValueError(f"player must be 0, 1, 2 or 3, got {player!r}")
+        steps = min(self.history, len(self._keys))
+        boards = np.array([key[0] for key in self._keys[: -steps - 1 : -1]], dtype=np.int64)
+        planes = _PLANE_OF[player][boards[:, _FRAME_INDEX[player]]]  # (steps, 196)
+        obs = np.zeros(self.observation_shape, dtype=np.float32)
+        history = obs[: steps * _PLANES_PER_STEP].reshape(steps, _PLANES_PER_STEP, NUM_SQUARES)
+        history[:] = planes[:, None, :] == _PLANE_IDS
+        board = self.board
+        seats = [(player + s) % 4 for s in range(4)]
+        c = _PLANES_PER_STEP * self.history
+        meta = np.zeros(_META_PLANES, dtype=np.float32)
+        meta[player] = 1.0
+        meta[4] = min(len(self._keys) - 1, _MAX_PLY_SCALE) / _MAX_PLY_SCALE
+        for s, colour in enumerate(seats):
+            meta[5 + 2 * s] = board.castling[0][colour]
+            meta[6 + 2 * s] = board.castling[1][colour]
+            meta[15 + s] = min(max(board.points[colour], 0), _POINTS_SCALE) / _POINTS_SCALE
+            meta[19 + s] = not board.live[colour]
+        meta[13] = min(board.halfmove_clock, _FIFTY_MOVES) / _FIFTY_MOVES
+        meta[14] = min(self._occurrences[-1] - 1, 2) / 2
+        obs[c:] = meta[:, None, None]
+        return obs
+
+    # -- text and pictures -----------------------------------------------------------------
+
+    def to_text(self) -> str:
+        return self.board.fen4()
+
+    def __repr__(self) -> str:
+        return f"FourPlayerState({self.board.fen4()!r}, mode={self.mode!r})"
+
+    def board_cells(self) -> list[list[tuple[str, int] | None | bool]]:
+        """Rows from rank 14 down to rank 1: (piece letter, colour; 4 = dead), None for an empty
+        square, False for a removed corner; for the renderers."""
+        squares = self.board.squares
+        rows = []
+        for row in range(SIZE):
+            cells: list[tuple[str, int] | None | bool] = []
+            for col in range(SIZE):
+                sq = row * SIZE + col
+                code = squares[sq]
+                cells.append(False if not PLAYABLE[sq] else None if not code else (PIECE_LETTERS[code & 7], code >> 3))
+            rows.append(cells)
+        return rows
+
+
+def standings_returns(points: list[int] | tuple[int, ...]) -> tuple[float, ...]:
+    """Returns from final points: places 1..4 are worth 1, 1/3, -1/3, -1; ties share the mean.
+
+    >>> standings_returns([30, 10, 10, 0])
+    (1.0, 0.0, 0.0, -1.0)
+    """
+    order = sorted(range(len(points)), key=lambda c: -points[c])
+    returns = [0.0] * len(points)
+    place = 0
+    while place < len(order):
+        tied = [c for c in order if points[c] == points[order[place]]]
+        value = sum(_PLACE_VALUES[place : place + len(tied)]) / len(tied)
+        for c in tied:
+            returns[c] = value
+        place += len(tied)
+    return tuple(returns)
+
+
+def _team_returns(winning_team: int) -> tuple[float, ...]:
+    return tuple(1.0 if colour % 2 == winning_team else -1.0 for colour in range(4))
+
+
+def perft(fen4: str, depth: int, mode: str = FFA) -> int:
+    """Leaf nodes of the legal-move tree at ``depth``, as the reference data counts them.
+
+    A move that ends the game (FFA: the last opponent eliminated; Teams: a king captured) is a
+    leaf at its own depth. Eliminations happen inside each move; draw rules and the claim win are
+    ignored. The last ply is counted from the move list (bulk counting).
+    """
+    if depth < 0:
+        raise ValueError(f"depth must be >= 0, got {depth}")
+    board = Board(fen4, mode)
+    if depth == 0:
+        return 1
+
+    def count(d: int) -> int:
+        moves = board.legal_moves()
+        if d == 1:
+            return len(moves)
+        nodes = 0
+        for move in moves:
+            board.push(move)
+            if not board.game_over:
+                nodes += count(d - 1)
+            board.pop()
+        return nodes
+
+    return count(depth)
+
+
+def legal_moves(fen4: str, mode: str = FFA) -> list[str]:
+    """The legal moves of ``fen4`` as sorted move text (``h2-h3``, ``f7-f8=Q``, castling ``h1-j1``)."""
+    return sorted(move_text(move) for move in Board(fen4, mode).legal_moves())

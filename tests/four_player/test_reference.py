@@ -1,0 +1,80 @@
+"""Four-player rules against shared/reference/four_player/perft_public.jsonl, depth by depth."""
+
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from chess_envs.four_player import Board, legal_moves, perft
+
+REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "four_player" / "perft_public.jsonl"
+_PARALLEL_NODES = 2_000_000  # counts above this are split by root move over two processes
+
+
+def records() -> list[dict]:
+    if not REFERENCE.exists():
+        return []
+    return [json.loads(line) for line in REFERENCE.read_text().splitlines() if line.strip()]
+
+
+def pytest_generate_tests(metafunc):
+    if "record" in metafunc.fixturenames:
+        found = records()
+        metafunc.parametrize("record", found, ids=[r["id"] for r in found])
+    if "record_depth" in metafunc.fixturenames:
+        cases = [(r, int(d)) for r in records() for d in r["perft"]]
+        metafunc.parametrize("record_depth", cases, ids=[f"{r['id']}-d{d}" for r, d in cases])
+
+
+def test_reference_data_is_present():
+    if not REFERENCE.exists():
+        message = f"reference data {REFERENCE} is not beside this checkout (shared/ next to the repository)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    found = records()
+    assert len(found) == 28
+    assert {r["mode"] for r in found} == {"ffa", "teams"}
+
+
+def test_legal_moves(record):
+    assert legal_moves(record["fen4"], record["mode"]) == record["legal_moves"]
+
+
+def test_features(record):
+    board = Board(record["fen4"], record["mode"])
+    moves = board.legal_moves()
+    features = record["features"]
+    assert board.in_check() == features["in_check"]
+    assert sum(1 for m in moves if m >> 16 & 15) == features["promotions"]
+    assert sum(1 for m in moves if m >> 20 == 2) == features["en_passant"]
+    assert sum(1 for m in moves if m >> 20 == 3) == features["castling"]
+    captures = [m for m in moves if board.squares[m >> 8 & 255] or m >> 20 == 2]
+    assert len(captures) == features["captures"]
+    assert sum(1 for m in captures if board.squares[m >> 8 & 255] & 7 == 6) == features["king_captures"]
+
+
+def _subtree(args: tuple[str, str, int]) -> int:
+    return perft(*args)
+
+
+def test_perft(record_depth):
+    record, depth = record_depth
+    expected = record["perft"][str(depth)]
+    if expected <= _PARALLEL_NODES:
+        assert perft(record["fen4"], depth, record["mode"]) == expected
+        return
+    # Split the tree by root move; a FEN4 after each root move holds everything perft needs.
+    board = Board(record["fen4"], record["mode"])
+    jobs = []
+    for move in board.legal_moves():
+        board.push(move)
+        if not board.game_over:
+            jobs.append((board.fen4(), depth - 1, record["mode"]))
+        board.pop()
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        assert sum(pool.map(_subtree, jobs)) == expected, f"perft {depth} of {record['id']}"
