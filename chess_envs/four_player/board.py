@@ -176,6 +176,11 @@ IS_KING = tuple(code & 7 == KING for code in range(64))
 SLIDER_FOR_DIRECTION = (ORTHOGONAL_SLIDER,) * 4 + (DIAGONAL_SLIDER,) * 4
 
 
+_CELL_TEXT = tuple(
+    "rbygd"[code >> 3] + PIECE_LETTERS[code & 7] if code & 7 and code >> 3 <= DEAD else "" for code in range(64)
+)
+
+
 def move_text(move: int) -> str:
     """The reference notation of a move: ``h2-h3``, ``f7-f8=Q``; castling as the king's move."""
     text = f"{square_name(move & 255)}-{square_name(move >> 8 & 255)}"
@@ -294,17 +299,17 @@ class Board:
         if any(live_ep):
             entries = ",".join(f"'{square_name(t[0])}:{square_name(t[1])}'" if t else "''" for t in live_ep)
             fields.append("{'enPassant':(" + entries + ")}")
+        squares = self.squares
         rows = []
-        for row in range(SIZE):
+        for start in range(0, NUM_SQUARES, SIZE):
             cells, empty = [], 0
-            for col in range(SIZE):
-                sq = row * SIZE + col
-                code = self.squares[sq]
-                if not PLAYABLE[sq] or code:
+            for sq in range(start, start + SIZE):
+                text = _CELL_TEXT[squares[sq]] if PLAYABLE[sq] else "x"
+                if text:
                     if empty:
                         cells.append(str(empty))
                         empty = 0
-                    cells.append("x" if not PLAYABLE[sq] else "rbygd"[code >> 3] + PIECE_LETTERS[code & 7])
+                    cells.append(text)
                 else:
                     empty += 1
             if empty:
