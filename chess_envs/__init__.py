@@ -7,13 +7,22 @@ Importing the package registers the Gymnasium ids, so both ``gymnasium.make("Che
 from gymnasium.envs.registration import register, registry
 
 from chess_envs.core import GameState, IllegalActionError, Outcome, Termination
+from chess_envs.four_player import FourPlayerState
 from chess_envs.los_alamos import LosAlamosState
 from chess_envs.standard import ChessState
 
-__all__ = ["ChessState", "GameState", "IllegalActionError", "LosAlamosState", "Outcome", "Termination"]
+__all__ = [
+    "ChessState",
+    "FourPlayerState",
+    "GameState",
+    "IllegalActionError",
+    "LosAlamosState",
+    "Outcome",
+    "Termination",
+]
 __version__ = "0.1.0"
 
-_ENV_IDS = {"Chess-v0": "chess", "LosAlamos-v0": "los_alamos"}
+_ENV_IDS = {"Chess-v0": "chess", "LosAlamos-v0": "los_alamos", "FourPlayerChess-v0": "four_player"}
 
 for _env_id, _game in _ENV_IDS.items():
     if _env_id not in registry:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from chess_envs.core import GameState
+from chess_envs.four_player import FourPlayerState
 from chess_envs.los_alamos import LosAlamosState
 from chess_envs.standard import ChessState
 
 GAMES: dict[str, type] = {
     "chess": ChessState,
     "los_alamos": LosAlamosState,
+    "four_player": FourPlayerState,
 }
 
 

@@ -1,8 +1,10 @@
 """Text, SVG and RGB pictures of any game state that offers ``board_cells()``.
 
 ``board_cells()`` gives the rows top (the far side from seat 0) to bottom; each cell is None
-for an empty square or ``(piece letter, seat)``. A state with its own ``to_svg()`` (standard
-chess, through python-chess) uses it for SVG.
+for an empty square, False for a square that is not on the board (four-player corners) or
+``(piece letter, seat)``. A state may name its seats' colours in ``seat_colours`` (four-player:
+red, blue, yellow, green, then grey for dead pieces). A state with its own ``to_svg()``
+(standard chess, through python-chess) uses it for SVG.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 SQUARE_PX = 48
 LIGHT, DARK = (240, 217, 181), (181, 136, 99)
-SEAT_FILL = ((250, 250, 250), (30, 30, 30), (200, 60, 60), (60, 90, 200))
-SEAT_TEXT = ((0, 0, 0), (255, 255, 255), (255, 255, 255), (255, 255, 255))
+OFF_BOARD = (255, 255, 255)
+SEAT_FILL = ((250, 250, 250), (30, 30, 30))
 
 
 def _hex(rgb: tuple[int, int, int]) -> str:
@@ -23,16 +25,33 @@ def _hex(rgb: tuple[int, int, int]) -> str:
 
 
 def render_ansi(state) -> str:
-    """The board as text (white pieces upper case), then the position's notation."""
+    """The board as text, then the position's notation.
+
+    Two seats: white upper case, black lower case. More seats: a colour letter then the piece
+    (``rK``, ``bQ``; ``d`` for dead pieces), corners left blank.
+    """
+    letters = getattr(state, "seat_letters", None)
     lines = []
     for row in state.board_cells():
-        lines.append(" ".join("." if cell is None else _letter(cell) for cell in row))
+        lines.append(" ".join(_ansi_cell(cell, letters) for cell in row))
     return "\n".join(lines) + f"\n{state.to_text()}\n"
 
 
-def _letter(cell: tuple[str, int]) -> str:
+def _ansi_cell(cell: tuple[str, int] | None | bool, letters: str | None) -> str:
+    if cell is False:
+        return "  " if letters else " "
+    if cell is None:
+        return " ." if letters else "."
     letter, seat = cell
+    if letters:
+        return letters[seat] + letter
     return letter.upper() if seat == 0 else letter.lower()
+
+
+def _colours(state) -> tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int, int], ...]]:
+    fills = getattr(state, "seat_colours", SEAT_FILL)
+    inks = tuple((0, 0, 0) if sum(fill) > 450 else (255, 255, 255) for fill in fills)
+    return fills, inks
 
 
 def render_svg(state, size: int = 400) -> str:
@@ -40,11 +59,14 @@ def render_svg(state, size: int = 400) -> str:
     if hasattr(state, "to_svg"):
         return state.to_svg(size=size)
     cells = state.board_cells()
+    fills, inks = _colours(state)
     rows, cols = len(cells), len(cells[0])
     unit = size / max(rows, cols)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{cols * unit:g}" height="{rows * unit:g}">']
     for r, row in enumerate(cells):
         for c, cell in enumerate(row):
+            if cell is False:
+                continue
             square = _hex(LIGHT if (r + c) % 2 == 0 else DARK)
             parts.append(
                 f'<rect x="{c * unit:g}" y="{r * unit:g}" width="{unit:g}" height="{unit:g}" fill="{square}"/>'
@@ -52,7 +74,7 @@ def render_svg(state, size: int = 400) -> str:
             if cell is not None:
                 letter, seat = cell
                 cx, cy = (c + 0.5) * unit, (r + 0.5) * unit
-                fill, ink = _hex(SEAT_FILL[seat]), _hex(SEAT_TEXT[seat])
+                fill, ink = _hex(fills[seat]), _hex(inks[seat])
                 parts.append(f'<circle cx="{cx:g}" cy="{cy:g}" r="{unit * 0.4:g}" fill="{fill}" stroke="black"/>')
                 parts.append(
                     f'<text x="{cx:g}" y="{cy:g}" font-size="{unit * 0.5:g}" text-anchor="middle" '
@@ -70,20 +92,26 @@ def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
 def render_rgb(state, square_px: int = SQUARE_PX) -> np.ndarray:
     """An RGB picture of the board, uint8 of shape (rows * square_px, cols * square_px, 3)."""
     cells = state.board_cells()
+    fills, inks = _colours(state)
     rows, cols = len(cells), len(cells[0])
-    image = Image.new("RGB", (cols * square_px, rows * square_px), LIGHT)
+    image = Image.new("RGB", (cols * square_px, rows * square_px), OFF_BOARD if _has_holes(cells) else LIGHT)
     draw = ImageDraw.Draw(image)
     font = _font(int(square_px * 0.55))
     margin = square_px * 0.1
     for r, row in enumerate(cells):
         for c, cell in enumerate(row):
             x, y = c * square_px, r * square_px
-            if (r + c) % 2:
-                draw.rectangle((x, y, x + square_px - 1, y + square_px - 1), fill=DARK)
+            if cell is False:
+                continue
+            draw.rectangle((x, y, x + square_px - 1, y + square_px - 1), fill=DARK if (r + c) % 2 else LIGHT)
             if cell is not None:
                 letter, seat = cell
                 box = (x + margin, y + margin, x + square_px - margin, y + square_px - margin)
-                draw.ellipse(box, fill=SEAT_FILL[seat], outline=(0, 0, 0), width=2)
+                draw.ellipse(box, fill=fills[seat], outline=(0, 0, 0), width=2)
                 centre = (x + square_px / 2, y + square_px / 2)
-                draw.text(centre, letter, fill=SEAT_TEXT[seat], font=font, anchor="mm")
+                draw.text(centre, letter, fill=inks[seat], font=font, anchor="mm")
     return np.asarray(image, dtype=np.uint8)
+
+
+def _has_holes(cells: list[list]) -> bool:
+    return any(cell is False for row in cells for cell in row)

@@ -181,6 +181,14 @@ class FourPlayerState(HistoryState):
     num_players: ClassVar[int] = 4
     game_name: ClassVar[str] = "four_player"
     num_actions: ClassVar[int] = NUM_ACTIONS
+    seat_letters: ClassVar[str] = "rbygd"
+    seat_colours: ClassVar[tuple[tuple[int, int, int], ...]] = (
+        (204, 51, 51),
+        (51, 102, 204),
+        (230, 190, 40),
+        (60, 160, 80),
+        (150, 150, 150),
+    )
 
     def __init__(
         self,
@@ -247,6 +255,12 @@ class FourPlayerState(HistoryState):
     def eliminated(self) -> tuple[bool, ...]:
         """Per colour, whether that player is out (FFA: checkmated, stalemated, king captured)."""
         return tuple(not live for live in self.board.live)
+
+    def standings(self) -> tuple[float, ...]:
+        """The returns the current points would give if the game ended now (Teams: zeros)."""
+        if self.mode == TEAMS:
+            return (0.0,) * 4
+        return standings_returns(self.board.points)
 
     def apply_move(self, move: str) -> None:
         """Play the move text ``move`` (``h2-h4``, ``f7-f8=Q``); IllegalActionError if not legal."""

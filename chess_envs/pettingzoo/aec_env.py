@@ -3,8 +3,9 @@
 Agents are ``player_0`` .. ``player_{n-1}`` in seat order (``player_0`` is white in chess).
 Each agent observes ``{"observation": planes from its own perspective, "action_mask": int8}``;
 the mask is all zeros except for the agent to move, as in PettingZoo's classic chess.
-Rewards come at the end of the game (the game's value per seat). ``env()`` adds PettingZoo's
-usual wrappers: an illegal action ends the game with -1 for its mover.
+Rewards come at the end of the game (the game's value per seat); in four-player Free-For-All a
+player eliminated mid-game terminates at once and leaves ``agents`` after its dead step.
+``env()`` adds PettingZoo's usual wrappers: an illegal action ends the game with -1 for its mover.
 """
 
 from __future__ import annotations
@@ -112,19 +113,40 @@ class GameAECEnv(AECEnv, EzPickle):
         self._cumulative_rewards[agent] = 0.0
         if self.state.is_terminal():
             self._finish()
-        elif self.max_plies is not None and self._plies >= self.max_plies:
-            self.truncations = dict.fromkeys(self.agents, True)
+        else:
+            self._retire_eliminated()
+            if self.max_plies is not None and self._plies >= self.max_plies:
+                self.truncations = dict.fromkeys(self.agents, True)
         self.agent_selection = self.possible_agents[self.state.current_player]
+        self._deads_step_first()
         self._accumulate_rewards()
         if self.render_mode == "ansi":
             print(self.render())
 
     def _finish(self) -> None:
         outcome = self.state.outcome()
-        for seat, agent in enumerate(self.possible_agents):
-            self.rewards[agent] = float(outcome.returns[seat])
+        for agent in self.agents:
+            self.rewards[agent] = float(outcome.returns[self._seat(agent)])
             self.infos[agent] = {"termination": outcome.termination.value}
         self.terminations = dict.fromkeys(self.agents, True)
+
+    def _retire_eliminated(self) -> None:
+        """Players knocked out of a game that goes on (four-player FFA) terminate now.
+
+        Their reward is the value of their place in the standings at that moment: their points
+        are final, but players still in the game may yet pass them, so it is provisional
+        (``infos[agent]["provisional"]``); the returns of the finished game are exact.
+        """
+        eliminated = getattr(self.state, "eliminated", None)
+        if eliminated is None:
+            return
+        standings = self.state.standings()
+        for agent in self.agents:
+            seat = self._seat(agent)
+            if eliminated[seat] and not self.terminations[agent]:
+                self.terminations[agent] = True
+                self.rewards[agent] = float(standings[seat])
+                self.infos[agent] = {"termination": "eliminated", "provisional": True}
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
