@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 from agents.base import AgentError, known_kinds
-from chess_envs.games import GAMES
+from chess_envs.games import GAMES, game_class
 from evaluate.game import random_openings, read_openings
 from evaluate.ratings import rate
-from evaluate.report import crosstable, pgn, plot_ratings, rating_table, two_player_results
+from evaluate.report import crosstable, pairwise_results, pgn, plot_ratings, rating_table
 from evaluate.results import write_atomic
 from evaluate.tournament import RESULTS_FILE, TournamentConfig, run_tournament
 
@@ -33,7 +33,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     t.add_argument("--game", choices=sorted(GAMES), required=True)
     t.add_argument("--agents", nargs="+", required=True, help="agent spec strings, at least two")
-    t.add_argument("--games-per-pair", type=_positive, default=20, help="even: each opening is played both ways")
+    t.add_argument(
+        "--games-per-pair",
+        type=_positive,
+        default=20,
+        help="games per pair (per table in four-player): a multiple of the seats, one per seat rotation",
+    )
     t.add_argument("--out", type=Path, required=True, help="folder for games.jsonl, PGN, ratings and the plot")
     t.add_argument("--openings-plies", type=int, default=4, help="random plies that make each opening")
     t.add_argument("--openings-file", type=Path, help="FENs to open from, one per line (instead of random plies)")
@@ -47,14 +52,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def tournament(args: argparse.Namespace) -> None:
-    count = args.games_per_pair // 2 or 1
+    count = args.games_per_pair // game_class(args.game).num_players or 1
     if args.openings_file is not None:
         openings = read_openings(str(args.openings_file), args.game)
     else:
         openings = random_openings(args.game, count, args.openings_plies, args.seed)
     config = TournamentConfig(args.game, list(args.agents), args.games_per_pair, openings[:count], args.max_plies)
     records = run_tournament(config, args.out, workers=args.workers, progress=not args.quiet)
-    results = two_player_results(records)
+    results = pairwise_results(records)
     anchor = next((a for a in config.agents if a.split("?")[0] == "random"), None)
     ratings = rate(results, players=config.agents, anchor=anchor, bootstrap=args.bootstrap)
     table, cross = rating_table(ratings, results), crosstable(records, config.agents)

@@ -38,7 +38,8 @@ def play_game(game: str, agents: list[Agent], opening: str, *, game_id: str = ""
     """Play ``agents`` (one per seat, seat 0 first) from the FEN ``opening``.
 
     An agent that fails (its engine died, it returned an illegal or malformed action) forfeits:
-    it scores 0, the others 1, and ``forfeit`` says why. A game reaching ``max_plies`` is a draw.
+    it scores 0, the others 1, and ``forfeit`` says why. A game reaching ``max_plies`` is a draw,
+    or, in a game with standings (four-player Free-For-All), scored by its points so far.
     """
     state = new_state(game, opening)
     record = GameRecord(id=game_id, game=game, opening=opening, players=[a.name for a in agents])
@@ -61,7 +62,9 @@ def play_game(game: str, agents: list[Agent], opening: str, *, game_id: str = ""
     outcome = state.outcome()
     if outcome is None:
         record.termination = "max_plies"
-        record.scores = [0.5] * len(agents)
+        standings = getattr(state, "standings", None)
+        values = standings() if standings is not None else (0.0,) * len(agents)
+        record.scores = [(value + 1.0) / 2.0 for value in values]
     else:
         record.termination = outcome.termination.value
         record.scores = [(value + 1.0) / 2.0 for value in outcome.returns]

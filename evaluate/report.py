@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import combinations
 from pathlib import Path
 
 import chess
@@ -13,20 +14,29 @@ from evaluate.ratings import Rating, Result, likelihood_of_superiority
 _RESULT_TEXT = {1.0: "1-0", 0.0: "0-1", 0.5: "1/2-1/2"}
 
 
-def two_player_results(records: list[GameRecord]) -> list[Result]:
-    return [Result(r.players[0], r.players[1], r.scores[0]) for r in records]
+def pairwise_results(records: list[GameRecord]) -> list[Result]:
+    """Each game as two-player results: every pair of seats held by different agents, scored
+    1, 0.5 or 0 by who placed higher (for two players, simply the game's result)."""
+    results = []
+    for record in records:
+        for i, j in combinations(range(len(record.players)), 2):
+            first, second = record.players[i], record.players[j]
+            if first != second:
+                a, b = record.scores[i], record.scores[j]
+                results.append(Result(first, second, 1.0 if a > b else 0.0 if a < b else 0.5))
+    return results
 
 
 def crosstable(records: list[GameRecord], players: list[str]) -> str:
-    """Points scored by the row player against the column player, out of the games they played."""
+    """Points scored by the row player against the column player (placings between them in
+    games of more players), out of the games they played."""
     width = max(len(p) for p in players) + 2
     cells = {(a, b): [0.0, 0] for a in players for b in players}
-    for record in records:
-        for seat, player in enumerate(record.players):
-            for other_seat, other in enumerate(record.players):
-                if other_seat != seat:
-                    cells[player, other][0] += record.scores[seat]
-                    cells[player, other][1] += 1
+    for result in pairwise_results(records):
+        cells[result.first, result.second][0] += result.score
+        cells[result.first, result.second][1] += 1
+        cells[result.second, result.first][0] += 1.0 - result.score
+        cells[result.second, result.first][1] += 1
     columns = [f"{i + 1:>10}" for i in range(len(players))]
     lines = [" " * (width + 3) + "".join(columns)]
     for i, a in enumerate(players):
@@ -79,11 +89,33 @@ def plot_ratings(ratings: list[Rating], path: Path, title: str) -> None:
 
 
 def pgn(records: list[GameRecord]) -> str:
-    """All games as PGN. Chess moves are SAN; Los Alamos moves are UCI text with a Variant tag."""
+    """All games as PGN. Chess moves are SAN; Los Alamos moves are UCI text with a Variant tag;
+    four-player games follow chess.com's PGN4 (``1. h2-h4 .. b7-d7 .. ...``)."""
     return "\n\n".join(_game_pgn(record, number) for number, record in enumerate(records, start=1)) + "\n"
 
 
+def _pgn4(record: GameRecord, number: int) -> str:
+    headers = {
+        "Event": f"chess_envs {record.game} tournament",
+        "Round": str(number),
+        "Variant": "FFA",
+        "Red": record.players[0],
+        "Blue": record.players[1],
+        "Yellow": record.players[2],
+        "Green": record.players[3],
+        "Result": " - ".join(f"{score:g}" for score in record.scores),
+        "Termination": record.forfeit or record.termination,
+        "StartFen4": record.opening,
+    }
+    tags = "\n".join(f'[{key} "{value}"]' for key, value in headers.items())
+    rounds = [record.moves[i : i + 4] for i in range(0, len(record.moves), 4)]
+    text = " ".join(f"{n}. " + " .. ".join(moves) for n, moves in enumerate(rounds, start=1))
+    return f"{tags}\n\n{text}"
+
+
 def _game_pgn(record: GameRecord, number: int) -> str:
+    if len(record.players) == 4:
+        return _pgn4(record, number)
     result = _RESULT_TEXT.get(record.scores[0], "*")
     headers = {
         "Event": f"chess_envs {record.game} tournament",

@@ -1,8 +1,12 @@
-"""Round-robin tournaments: colour-swapped pairs from shared openings, resumable, in parallel.
+"""Round-robin tournaments with seat rotation from shared openings, resumable, in parallel.
 
-Every pair of agents plays ``games_per_pair`` games: for each opening, one game with each
-agent on each side. Finished games are appended to ``<out>/games.jsonl`` as they end, so a
-rerun with the same settings plays only the missing games.
+Two-player games: every pair of agents plays ``games_per_pair`` games, for each opening one
+game with each agent on each side. Games for more seats (four-player chess) are played at
+tables: every group of ``num_players`` agents, or with fewer agents every pair seated
+alternately (``a b a b``, partners opposite in Teams); each opening is played once per
+rotation of the seats, so every agent sits in every seat equally often. Finished games are
+appended to ``<out>/games.jsonl`` as they end, so a rerun with the same settings plays only
+the missing games.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from agents.base import Agent, make_agent
+from chess_envs.games import game_class
 from evaluate.game import GameRecord, play_game
 from evaluate.results import ResultsWriter, read_results, write_atomic
 
@@ -37,12 +42,19 @@ class TournamentConfig:
             raise ValueError("a tournament needs at least two agents")
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"agent specs must differ (add ?seed=N to tell copies apart): {self.agents}")
-        if self.games_per_pair < 2 or self.games_per_pair % 2:
+        seats = self.seats
+        if self.games_per_pair < seats or self.games_per_pair % seats:
             raise ValueError(
-                f"games per pair must be a positive even number (colour-swapped pairs), got {self.games_per_pair}"
+                f"games per pair must be a positive multiple of {seats} (one game per seat rotation), "
+                f"got {self.games_per_pair}"
             )
-        if len(self.openings) < self.games_per_pair // 2:
-            raise ValueError(f"need {self.games_per_pair // 2} openings, got {len(self.openings)}")
+        if len(self.openings) < self.games_per_pair // seats:
+            raise ValueError(f"need {self.games_per_pair // seats} openings, got {len(self.openings)}")
+
+    @property
+    def seats(self) -> int:
+        """Players per game."""
+        return game_class(self.game).num_players
 
 
 @dataclass(frozen=True)
@@ -52,13 +64,26 @@ class ScheduledGame:
     opening: str
 
 
+def tables(agents: list[str], seats: int) -> list[tuple[str, ...]]:
+    """Who sits at each table: pairs for two seats; groups of ``seats`` agents, or pairs seated
+    alternately when there are fewer agents than seats."""
+    if seats == 2 or len(agents) < seats:
+        return [tuple((a, b)[i % 2] for i in range(seats)) for a, b in combinations(agents, 2)]
+    return list(combinations(agents, seats))
+
+
 def schedule(config: TournamentConfig) -> list[ScheduledGame]:
+    """Every table plays every opening once per rotation of its seats."""
+    seats = config.seats
     games = []
-    for first, second in combinations(config.agents, 2):
-        for k in range(config.games_per_pair // 2):
+    for table in tables(config.agents, seats):
+        name = " | ".join(dict.fromkeys(table))
+        for k in range(config.games_per_pair // seats):
             opening = config.openings[k]
-            games.append(ScheduledGame(f"{first} | {second} | {k} | a", (first, second), opening))
-            games.append(ScheduledGame(f"{first} | {second} | {k} | b", (second, first), opening))
+            for turn in range(seats):
+                players = table[turn:] + table[:turn]
+                suffix = "ab"[turn] if seats == 2 else str(turn)
+                games.append(ScheduledGame(f"{name} | {k} | {suffix}", players, opening))
     return games
 
 

@@ -158,6 +158,22 @@ PRESETS = {
         eval_games=10,
         eval_simulations=32,
     ),
+    "four_player": dict(
+        game="four_player",
+        filters=64,
+        blocks=6,
+        games_in_parallel=32,
+        simulations=64,
+        max_plies=400,
+        batch_size=256,
+        min_replay=5_000,
+        moves_per_iteration=8,
+        steps_per_iteration=8,
+        total_steps=50_000,
+        eval_every=50,
+        eval_games=8,
+        eval_simulations=32,
+    ),
 }
 
 
@@ -291,7 +307,7 @@ class Trainer:
                 tree.advance(action)
                 game["plies"] += 1
                 if tree.state.is_terminal() or game["plies"] >= args.max_plies:
-                    returns = tree.state.returns()
+                    returns = self._final_returns(tree.state)
                     self._store(game["history"], returns)
                     finished["games"] += 1
                     finished["plies"] += game["plies"]
@@ -302,6 +318,15 @@ class Trainer:
         self.counters["games"] += finished["games"]
         self.counters["positions"] += finished["positions"]
         return finished
+
+    @staticmethod
+    def _final_returns(state) -> np.ndarray:
+        """The game's returns; a game stopped at ``max_plies`` is a draw, or scored by its
+        standings where the game has them (four-player Free-For-All points)."""
+        if state.is_terminal():
+            return state.returns()
+        standings = getattr(state, "standings", None)
+        return np.asarray(standings() if standings else np.zeros(state.num_players), dtype=np.float32)
 
     def _store(self, history: list, returns: np.ndarray) -> None:
         for planes, actions, policy, player in history:
@@ -356,10 +381,12 @@ class Trainer:
         for name, opponent in (("random", RandomAgent(seed=args.seed)), ("greedy", GreedyAgent(seed=args.seed))):
             total = 0.0
             for game in range(args.eval_games):
-                seats = [agent, opponent] if game % 2 == 0 else [opponent, agent]
+                seat = game % self.num_players  # the agent takes every seat in turn
+                seats = [opponent] * self.num_players
+                seats[seat] = agent
                 start = new_state(args.game).to_text()
                 record = play_game(args.game, seats, start, max_plies=args.max_plies)
-                total += record.scores[seats.index(agent)]
+                total += record.scores[seat]
             scores[f"eval/score_vs_{name}"] = total / args.eval_games
         return scores
 

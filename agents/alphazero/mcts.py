@@ -163,7 +163,10 @@ class MCTS:
         if self.num_players == 2:
             v = float(output[0])
             return np.array([v, -v] if player == 0 else [-v, v])
-        return np.roll(np.asarray(output, dtype=np.float64), player)
+        values = np.asarray(output, dtype=np.float64)
+        if values.shape != (self.num_players,):
+            raise ValueError(f"the evaluator must give {self.num_players} values a position, got {values.shape}")
+        return np.roll(values, player)
 
     # -- the search ------------------------------------------------------------------------
 

@@ -17,11 +17,12 @@ from chess_envs.games import new_state
 PUZZLES = Path(__file__).resolve().parents[3] / "shared" / "reference" / "puzzles"
 
 
-def uniform(num_actions: int, value: float = 0.0):
-    """A network that knows nothing: equal logits, a constant value for the mover."""
+def uniform(num_actions: int, value: float = 0.0, value_size: int = 1):
+    """A network that knows nothing: equal logits, a constant value for the mover (per seat
+    with ``value_size`` > 1, as for games of more than two players)."""
 
     def evaluate(planes: np.ndarray):
-        return np.zeros((len(planes), num_actions), np.float32), np.full((len(planes), 1), value, np.float32)
+        return np.zeros((len(planes), num_actions), np.float32), np.full((len(planes), value_size), value, np.float32)
 
     return evaluate
 
@@ -232,3 +233,28 @@ def test_max_n_backup_with_three_players():
     mcts.search([tree])
     assert mcts.choose(tree) == 1
     assert tree.root.proven is not None and tree.root.proven.tolist() == [0.5, 0.5, -1.0]
+
+
+@pytest.mark.parametrize(
+    ("fen4", "winning_move"),
+    [
+        # Red to move takes Blue's king: the last opponent is out and Red wins on points.
+        (
+            "R-0,0,1,1-0,0,0,0-0,0,0,0-0,0,0,0-0-x,x,x,8,x,x,x/x,x,x,8,x,x,x/x,x,x,8,x,x,x/14/14/14/14/"
+            "bK,2,rQ,10/14/14/14/x,x,x,8,x,x,x/x,x,x,8,x,x,x/x,x,x,4,rK,3,x,x,x",
+            "d7-a7",
+        ),
+        # Blue, in its rotated frame, takes Red's king.
+        (
+            "B-0,0,1,1-0,0,0,0-0,0,0,0-0,0,0,0-0-x,x,x,8,x,x,x/x,x,x,8,x,x,x/x,x,x,8,x,x,x/14/14/14/14/"
+            "bK,13/14/14/7,bQ,6/x,x,x,8,x,x,x/x,x,x,8,x,x,x/x,x,x,4,rK,3,x,x,x",
+            "h4-h1",
+        ),
+    ],
+)
+def test_four_player_search_finds_the_winning_king_capture(fen4, winning_move):
+    state = new_state("four_player", fen4)
+    mcts = MCTS(uniform(state.num_actions, value_size=4), 4, MCTSConfig(simulations=400, fpu_reduction=0.0))
+    tree = SearchTree(state)
+    mcts.search([tree])
+    assert state.action_to_move(mcts.choose(tree)) == winning_move

@@ -15,9 +15,9 @@ import pytest
 from evaluate.__main__ import main
 from evaluate.game import random_openings
 from evaluate.ratings import rate
-from evaluate.report import two_player_results
+from evaluate.report import pairwise_results, pgn
 from evaluate.results import read_results
-from evaluate.tournament import RESULTS_FILE, TournamentConfig, run_tournament, schedule
+from evaluate.tournament import RESULTS_FILE, TournamentConfig, run_tournament, schedule, tables
 from tests.agents.test_agents import DYING_ENGINE, needs_fairy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +40,7 @@ def test_tournament_ranks_engine_above_greedy_above_random(tmp_path):
     agents = ["random", "greedy", "fairy-stockfish?depth=1"]
     records = run_tournament(config(agents, games_per_pair=20), tmp_path, workers=2, progress=False)
     assert len(records) == 60
-    ratings = {r.player: r for r in rate(two_player_results(records), players=agents, anchor="random")}
+    ratings = {r.player: r for r in rate(pairwise_results(records), players=agents, anchor="random")}
     engine, greedy, random_ = ratings["fairy-stockfish?depth=1"], ratings["greedy"], ratings["random"]
     assert engine.elo > greedy.elo > random_.elo == 0
     assert engine.low > greedy.high and greedy.low > random_.high, "95% intervals must not overlap"
@@ -74,7 +74,7 @@ def test_out_folder_of_another_tournament_is_refused(tmp_path):
     [
         ({"agents": ["random"]}, "at least two agents"),
         ({"agents": ["random", "random"]}, "must differ"),
-        ({"games_per_pair": 3}, "positive even number"),
+        ({"games_per_pair": 3}, "positive multiple of 2"),
     ],
 )
 def test_bad_tournament_settings(kwargs, match):
@@ -188,3 +188,29 @@ def test_sigkill_midway_then_rerun_gives_exactly_the_planned_games(tmp_path):
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
     lines = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
     assert len(lines) == 12 and len({line["id"] for line in lines}) == 12
+
+
+def test_four_player_tables_rotate_every_agent_through_every_seat():
+    cfg = TournamentConfig("four_player", ["random", "greedy"], 8, random_openings("four_player", 2, 4, seed=0))
+    games = schedule(cfg)
+    assert len(games) == 8 and len({g.id for g in games}) == 8
+    for seat in range(4):
+        assert sorted(g.players[seat] for g in games) == ["greedy"] * 4 + ["random"] * 4
+    assert games[0].players == ("random", "greedy", "random", "greedy")
+    five = TournamentConfig("four_player", ["a", "b", "c", "d", "e"], 4, ["x"])
+    assert len(tables(five.agents, 4)) == 5
+    with pytest.raises(ValueError, match="multiple of 4"):
+        TournamentConfig("four_player", ["random", "greedy"], 6, ["x"] * 3)
+
+
+def test_four_player_tournament_ranks_greedy_above_random(tmp_path):
+    agents = ["random", "greedy"]
+    cfg = TournamentConfig("four_player", agents, 8, random_openings("four_player", 2, 4, seed=1), max_plies=160)
+    records = run_tournament(cfg, tmp_path, workers=2, progress=False)
+    assert len(records) == 8 and all(len(r.scores) == 4 for r in records)
+    results = pairwise_results(records)
+    assert all({r.first, r.second} == {"random", "greedy"} for r in results)
+    ratings = {r.player: r for r in rate(results, players=agents, anchor="random", bootstrap=100)}
+    assert ratings["greedy"].elo > ratings["random"].elo
+    text = pgn(records)
+    assert '[Red "random"]' in text and "1. " in text and " .. " in text

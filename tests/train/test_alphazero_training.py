@@ -22,7 +22,7 @@ def run(tmp_path: Path, *flags: str) -> Path:
     return main(["--preset", "smoke", "--runs-dir", str(tmp_path), "--progress", "false", *flags])
 
 
-@pytest.mark.parametrize("game", ["los_alamos", "chess"])
+@pytest.mark.parametrize("game", ["los_alamos", "chess", "four_player"])
 def test_smoke_preset_trains_checkpoints_logs_and_resumes(tmp_path, game):
     path = run(tmp_path, "--game", game, "--run-name", game)
     run_dir = tmp_path / game
