@@ -63,3 +63,27 @@ def test_los_alamos_speed_runs():
     )
     assert result.returncode == 0, result.stderr
     assert "LosAlamos-v0" in result.stdout and "perft ours" in result.stdout
+
+
+def test_four_player_speed_runs():
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "four_player_speed.py"),
+            "--repetitions",
+            "1",
+            "--chess-depth",
+            "2",
+            "--depth",
+            "2",
+            "--games",
+            "1",
+            "--max-plies",
+            "40",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "FourPlayerChess-v0" in result.stdout and "perft ours, Teams start, bulk" in result.stdout
