@@ -12,6 +12,7 @@ from chess_envs.los_alamos import LosAlamosState
 from chess_envs.standard import ChessState
 
 __all__ = [
+    "ENV_IDS",
     "ChessState",
     "FourPlayerState",
     "GameState",
@@ -22,8 +23,9 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
-_ENV_IDS = {"Chess-v0": "chess", "LosAlamos-v0": "los_alamos", "FourPlayerChess-v0": "four_player"}
+# Gymnasium id -> game name.
+ENV_IDS = {"Chess-v0": "chess", "LosAlamos-v0": "los_alamos", "FourPlayerChess-v0": "four_player"}
 
-for _env_id, _game in _ENV_IDS.items():
+for _env_id, _game in ENV_IDS.items():
     if _env_id not in registry:
         register(id=_env_id, entry_point="chess_envs.gym_env:GameEnv", kwargs={"game": _game})

@@ -10,11 +10,11 @@ import argparse
 import gymnasium as gym
 import numpy as np
 
-from chess_envs import __version__
+from chess_envs import ENV_IDS, __version__
 from chess_envs.games import GAMES
 from chess_envs.render import render_svg
 
-ENV_IDS = {"chess": "Chess-v0", "los_alamos": "LosAlamos-v0"}
+GAME_ENV_IDS = {game: env_id for env_id, game in ENV_IDS.items()}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.every < 0:
         parser.error("--every must be >= 0")
 
-    env = gym.make(ENV_IDS[args.game], render_mode="ansi")
+    env = gym.make(GAME_ENV_IDS[args.game], render_mode="ansi")
     rng = np.random.default_rng(args.seed)
     obs, info = env.reset(seed=args.seed)
     print(f"chess_envs {__version__}: a random game of {args.game}\n{env.render()}")
