@@ -173,6 +173,7 @@ ORTHOGONAL_SLIDER = tuple(code & 7 in (ROOK, QUEEN, PROMOTED_QUEEN) for code in 
 DIAGONAL_SLIDER = tuple(code & 7 in (BISHOP, QUEEN, PROMOTED_QUEEN) for code in range(64))
 IS_KNIGHT = tuple(code & 7 == KNIGHT for code in range(64))
 IS_KING = tuple(code & 7 == KING for code in range(64))
+IS_LIVE_KING = tuple(code & 7 == KING and code >> 3 < DEAD for code in range(64))
 SLIDER_FOR_DIRECTION = (ORTHOGONAL_SLIDER,) * 4 + (DIAGONAL_SLIDER,) * 4
 
 
@@ -624,7 +625,7 @@ class Board:
             self.halfmove_clock += 1
         self._moves = None
         if self.mode == TEAMS:
-            if (captured and captured & 7 == KING) or (ep_victim and ep_victim & 7 == KING):
+            if IS_LIVE_KING[captured] or IS_LIVE_KING[ep_victim]:
                 self.game_over = True
                 self.winner_team = mover % 2
         else:
