@@ -1,0 +1,265 @@
+"""A masked DQN baseline: stable-baselines3's DQN, extended so it never picks an illegal move.
+
+SB3's DQN chooses or scores actions in four places; :class:`MaskableDQN` applies the env's
+``action_mask`` in each of them:
+
+1. warm-up sampling (``_sample_action`` before ``learning_starts``): uniform over legal moves;
+2. epsilon-greedy exploration (``predict`` with probability epsilon): uniform over legal moves;
+3. the greedy action (:class:`MaskedQNetwork`): argmax over legal moves only;
+4. the TD target (``train``): the max over the NEXT observation's legal moves (zero where the
+   game is over and nothing is legal).
+
+The Q-network reads the planes through :class:`PlanesExtractor` (a small CNN that ignores the
+mask key). :class:`CompactReplayBuffer` stores planes as uint8 and masks as packed bits, about
+four times smaller than SB3's float32 buffer (see docs/dqn.md for the sums).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+import torch.nn.functional as F
+from stable_baselines3 import DQN
+from stable_baselines3.common.buffers import DictReplayBuffer
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.dqn.policies import DQNPolicy, QNetwork
+from torch import nn
+
+from agents.base import AgentError, register_agent
+from chess_envs.core import GameState
+
+PLANES, MASK = "observation", "action_mask"
+
+
+class DQNCheckpointError(ValueError):
+    """A DQN checkpoint that cannot be used: unreadable, corrupt, or for another game."""
+
+
+class PlanesExtractor(BaseFeaturesExtractor):
+    """Convolutions over the observation planes, then a linear layer; the mask is not an input."""
+
+    def __init__(self, observation_space: gym.spaces.Dict, features_dim: int = 256, filters: int = 64) -> None:
+        super().__init__(observation_space, features_dim)
+        channels, height, width = observation_space[PLANES].shape
+        self.cnn = nn.Sequential(
+            nn.Conv2d(channels, filters, 3, padding=1),
+            nn.ReLU(),
+            nn.Conv2d(filters, filters, 3, padding=1),
+            nn.ReLU(),
+            nn.Flatten(),
+            nn.Linear(filters * height * width, features_dim),
+            nn.ReLU(),
+        )
+
+    def forward(self, observations: dict[str, torch.Tensor]) -> torch.Tensor:
+        return self.cnn(observations[PLANES].float())
+
+
+def legal(observations: dict[str, torch.Tensor]) -> torch.Tensor:
+    """The boolean legal-move mask of a batch of observations."""
+    return observations[MASK] > 0.5
+
+
+class MaskedQNetwork(QNetwork):
+    """SB3's Q-network whose greedy action is the best LEGAL action (place 3)."""
+
+    def _predict(self, observation: dict[str, torch.Tensor], deterministic: bool = True) -> torch.Tensor:
+        q_values = self(observation).masked_fill(~legal(observation), -torch.inf)
+        return q_values.argmax(dim=1).reshape(-1)
+
+
+class MaskedDQNPolicy(DQNPolicy):
+    """DQNPolicy over dict observations with the masked Q-network and the planes CNN."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("features_extractor_class", PlanesExtractor)
+        kwargs.setdefault("normalize_images", False)
+        super().__init__(*args, **kwargs)
+
+    def make_q_net(self) -> MaskedQNetwork:
+        net_args = self._update_features_extractor(self.net_args, features_extractor=None)
+        return MaskedQNetwork(**net_args).to(self.device)
+
+
+class CompactReplayBuffer(DictReplayBuffer):
+    """SB3's dict replay buffer storing planes as uint8 (x255) and the mask as packed bits.
+
+    The planes are 0/1 except a few scalar planes in [0, 1], which keep 1/255 resolution.
+    """
+
+    def __init__(self, buffer_size: int, observation_space: gym.spaces.Dict, *args: Any, **kwargs: Any) -> None:
+        super().__init__(buffer_size, observation_space, *args, **kwargs)
+        self._mask_size = int(np.prod(observation_space[MASK].shape))
+        packed = (self._mask_size + 7) // 8
+        for store in (self.observations, self.next_observations):
+            store[PLANES] = np.zeros((self.buffer_size, self.n_envs, *self.obs_shape[PLANES]), dtype=np.uint8)
+            store[MASK] = np.zeros((self.buffer_size, self.n_envs, packed), dtype=np.uint8)
+        self.obs_shape = {**self.obs_shape, MASK: (packed,)}
+
+    def _compress(self, obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        planes = np.rint(np.asarray(obs[PLANES], dtype=np.float32) * 255.0).astype(np.uint8)
+        mask = np.packbits(np.asarray(obs[MASK]).reshape(self.n_envs, -1) > 0, axis=1)
+        return {PLANES: planes, MASK: mask}
+
+    def add(self, obs, next_obs, action, reward, done, infos) -> None:  # noqa: ANN001 (SB3's signature)
+        super().add(self._compress(obs), self._compress(next_obs), action, reward, done, infos)
+
+    def _expand(self, obs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        bits = torch.arange(7, -1, -1, device=obs[MASK].device)
+        mask = (obs[MASK].long().unsqueeze(-1) >> bits) & 1
+        return {PLANES: obs[PLANES].float() / 255.0, MASK: mask.flatten(1)[:, : self._mask_size].float()}
+
+    def _get_samples(self, batch_inds: np.ndarray, env=None):  # noqa: ANN001, ANN202 (SB3's signature)
+        samples = super()._get_samples(batch_inds, env)
+        return samples._replace(
+            observations=self._expand(samples.observations), next_observations=self._expand(samples.next_observations)
+        )
+
+    @staticmethod
+    def bytes_per_transition(observation_space: gym.spaces.Dict) -> int:
+        """Bytes one transition takes here (observation and next observation, both stored)."""
+        planes = int(np.prod(observation_space[PLANES].shape))
+        mask = (int(np.prod(observation_space[MASK].shape)) + 7) // 8
+        return 2 * (planes + mask) + 8 + 4 + 4 + 4  # + action (int64), reward, done, timeout
+
+
+def _legal_choice(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of ``masks`` (0 where nothing is legal)."""
+    masks = np.asarray(masks).reshape(len(masks), -1) > 0
+    choices = np.zeros(len(masks), dtype=np.int64)
+    for row, mask in enumerate(masks):
+        actions = np.flatnonzero(mask)
+        if actions.size:
+            choices[row] = rng.choice(actions)
+    return choices
+
+
+class MaskableDQN(DQN):
+    """SB3's DQN with the legal-action mask applied wherever it picks or scores an action.
+
+    ``game`` is saved with the model, so a checkpoint for another game is refused on load.
+    """
+
+    policy_aliases = {**DQN.policy_aliases, "MaskedDQNPolicy": MaskedDQNPolicy}
+
+    def __init__(self, policy: Any = MaskedDQNPolicy, env: Any = None, *, game: str = "", **kwargs: Any) -> None:
+        kwargs.setdefault("replay_buffer_class", CompactReplayBuffer)
+        super().__init__(policy, env, **kwargs)
+        self.game = game
+        self._mask_rng = np.random.default_rng(kwargs.get("seed"))
+
+    # place 1: warm-up sampling
+    def _sample_action(self, learning_starts: int, action_noise: Any = None, n_envs: int = 1):  # noqa: ANN202
+        if self.num_timesteps < learning_starts:
+            action = _legal_choice(self._last_obs[MASK], self._mask_rng)
+            return action, action
+        return super()._sample_action(learning_starts, action_noise, n_envs)
+
+    # place 2: epsilon-greedy exploration (place 3 is the policy's masked argmax)
+    def predict(self, observation: Any, state: Any = None, episode_start: Any = None, deterministic: bool = False):  # noqa: ANN201
+        if not deterministic and np.random.rand() < self.exploration_rate:
+            masks = np.asarray(observation[MASK])
+            vectorized = masks.ndim == 2
+            action = _legal_choice(masks if vectorized else masks[None], self._mask_rng)
+            return (action if vectorized else action[0]), state
+        return self.policy.predict(observation, state, episode_start, deterministic)
+
+    # place 4: the target's max over the next observation's legal actions
+    def train(self, gradient_steps: int, batch_size: int = 100) -> None:
+        self.policy.set_training_mode(True)
+        self._update_learning_rate(self.policy.optimizer)
+        losses = []
+        for _ in range(gradient_steps):
+            data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)
+            discounts = data.discounts if getattr(data, "discounts", None) is not None else self.gamma
+            with torch.no_grad():
+                target_q = masked_max(self.q_net_target(data.next_observations), legal(data.next_observations))
+                target = data.rewards + (1 - data.dones) * discounts * target_q.reshape(-1, 1)
+            current = torch.gather(self.q_net(data.observations), dim=1, index=data.actions.long())
+            loss = F.smooth_l1_loss(current, target)
+            losses.append(loss.item())
+            self.policy.optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
+            self.policy.optimizer.step()
+        self._n_updates += gradient_steps
+        self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
+        self.logger.record("train/loss", float(np.mean(losses)))
+
+    def _excluded_save_params(self) -> list[str]:
+        return [*super()._excluded_save_params(), "_mask_rng"]
+
+
+def masked_max(q_values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Per row, the max Q-value over the legal actions; 0 for rows with none (finished games)."""
+    best = q_values.masked_fill(~mask, -torch.inf).max(dim=1).values
+    return torch.where(mask.any(dim=1), best, torch.zeros_like(best))
+
+
+def q_action(model: MaskableDQN, state: GameState) -> int:
+    """The greedy legal action of ``model`` in ``state`` (seen from the side to move)."""
+    observation = {PLANES: state.observation()[None], MASK: state.legal_action_mask()[None].astype(np.int8)}
+    action, _ = model.predict(observation, deterministic=True)
+    return int(action[0])
+
+
+# -- checkpoints ---------------------------------------------------------------------------
+
+
+def save_model(model: MaskableDQN, path: str | Path) -> Path:
+    """Save through SB3 into a temporary file, then rename: a crash never leaves half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".zip")
+    os.close(handle)
+    try:
+        model.save(temporary)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_model(path: str | Path, game: str, env: Any = None, **kwargs: Any) -> MaskableDQN:
+    """Load a checkpoint for ``game``; DQNCheckpointError when it is missing, corrupt or foreign."""
+    path = Path(path)
+    if not path.is_file():
+        raise DQNCheckpointError(f"no DQN checkpoint at {path}")
+    if not zipfile.is_zipfile(path):
+        raise DQNCheckpointError(f"{path} is not a DQN checkpoint (not an SB3 zip file)")
+    try:
+        model = MaskableDQN.load(path, env=env, **kwargs)
+    except Exception as error:  # SB3 raises many kinds on a damaged archive
+        raise DQNCheckpointError(f"{path} is corrupt or not a MaskableDQN checkpoint: {error}") from None
+    if getattr(model, "game", None) != game:
+        raise DQNCheckpointError(f"{path} was trained on {getattr(model, 'game', None)!r}, not {game!r}")
+    return model
+
+
+@register_agent("dqn")
+class DQNAgent:
+    """A trained MaskableDQN playing greedily: ``dqn:PATH``."""
+
+    def __init__(self, game: str, path: str | None = None, device: str = "cpu") -> None:
+        if path is None:
+            raise ValueError("the dqn agent needs a checkpoint: dqn:PATH")
+        self.name = "dqn"
+        try:
+            self.model = load_model(path, game, device=device)
+        except DQNCheckpointError as error:
+            raise AgentError(str(error)) from None
+
+    def reset(self) -> None:
+        """A DQN has no memory between moves."""
+
+    def select_action(self, state: GameState) -> int:
+        return q_action(self.model, state)

@@ -1,0 +1,310 @@
+"""Masked DQN training on stable-baselines3, one readable file: set-up, opponents, callbacks, learn.
+
+    python -m train.dqn --preset smoke                       # a few thousand steps, under a minute
+    python -m train.dqn --preset los_alamos --minutes 30     # the baseline against a random opponent
+    python -m train.dqn --preset los_alamos --resume         # continue runs/<run-name>
+
+The learner plays one seat of the game in each of ``envs`` environments (seats alternate), the
+other seats moved by the opponent: ``random``, ``greedy``, or ``self`` (a frozen copy of the
+learner, refreshed every ``self_play_refresh`` steps). Epsilon decays linearly from
+``exploration_initial_eps`` to ``exploration_final_eps`` over ``exploration_fraction`` of the
+steps. A run folder ``runs/<run_name>/`` holds ``args.json``, SB3's TensorBoard events and
+``progress.csv`` (with ``eval/score_vs_random`` and ``eval/score_vs_greedy``) and
+``checkpoints/last.zip`` plus ``checkpoints/replay.pkl``, both written atomically.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.logger import configure
+from stable_baselines3.common.vec_env import DummyVecEnv
+from tqdm import tqdm
+
+from agents.dqn import DQNCheckpointError, MaskableDQN, load_model, q_action, save_model
+from agents.simple import GreedyAgent, RandomAgent
+from chess_envs.core import GameState
+from chess_envs.games import GAMES, game_class, new_state
+from chess_envs.gym_env import GameEnv
+from evaluate.game import play_game
+from train.cli import arg, parse_args
+
+OPPONENTS = ("random", "greedy", "self")
+
+
+@dataclass
+class Args:
+    game: str = arg("los_alamos", "game to learn: " + ", ".join(sorted(GAMES)))
+    preset: str = arg("", "the preset these defaults came from")
+    run_name: str = arg("dqn", "run folder name under runs_dir")
+    runs_dir: str = arg("runs", "where run folders live")
+    resume: bool = arg(False, "continue the run from its last checkpoint (start it if there is none yet)")
+    seed: int = arg(0, "seed of every random number generator")
+    device: str = arg("auto", "auto (CUDA when present), cpu or cuda")
+    # opponents and environments
+    opponent: str = arg("random", "who moves the other seats: random, greedy or self (frozen copy of the learner)")
+    self_play_refresh: int = arg(10_000, "with opponent=self: steps between copies of the learner")
+    envs: int = arg(2, "environments stepped together (the learner's seat alternates between them)")
+    max_plies: int = arg(150, "an episode this long is cut (a draw)")
+    # network
+    filters: int = arg(64, "convolution filters of the planes CNN")
+    features: int = arg(256, "features after the CNN")
+    hidden: int = arg(256, "hidden units of the Q head")
+    # DQN
+    total_steps: int = arg(300_000, "environment steps to train for (all envs together)")
+    minutes: float = arg(0.0, "stop after this many minutes of training (0: no limit)")
+    learning_rate: float = arg(5e-4, "Adam learning rate")
+    buffer_size: int = arg(200_000, "replay transitions kept")
+    learning_starts: int = arg(5_000, "warm-up steps of uniformly random legal moves before learning")
+    batch_size: int = arg(128, "transitions per gradient step")
+    gamma: float = arg(0.99, "discount per move of the learner")
+    train_freq: int = arg(4, "environment steps between gradient steps")
+    gradient_steps: int = arg(1, "gradient steps each time")
+    target_update_interval: int = arg(2_000, "steps between copies to the target network")
+    exploration_fraction: float = arg(0.3, "share of the run over which epsilon decays")
+    exploration_initial_eps: float = arg(1.0, "epsilon at the start")
+    exploration_final_eps: float = arg(0.05, "epsilon after the decay")
+    # bookkeeping
+    checkpoint_every: int = arg(20_000, "steps between checkpoints")
+    eval_every: int = arg(20_000, "steps between evaluations against random and greedy (0: never)")
+    eval_games: int = arg(20, "games per evaluation against each baseline")
+    progress: bool = arg(True, "show a progress bar")
+
+    def __post_init__(self) -> None:
+        if self.game not in GAMES:
+            raise ValueError(f"unknown game {self.game!r}; choose one of {sorted(GAMES)}")
+        if self.opponent not in OPPONENTS:
+            raise ValueError(f"opponent must be one of {OPPONENTS}, got {self.opponent!r}")
+        if game_class(self.game).num_players != 2:
+            raise ValueError(f"the DQN baseline plays two-player games, not {self.game!r}")
+        for name in ("envs", "total_steps", "batch_size", "buffer_size", "checkpoint_every", "train_freq"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not 0.0 <= self.exploration_final_eps <= self.exploration_initial_eps <= 1.0:
+            raise ValueError("need 0 <= exploration_final_eps <= exploration_initial_eps <= 1")
+
+
+PRESETS = {
+    "smoke": dict(
+        filters=16,
+        features=64,
+        hidden=64,
+        total_steps=3_000,
+        buffer_size=5_000,
+        learning_starts=500,
+        batch_size=32,
+        target_update_interval=500,
+        checkpoint_every=1_000,
+        eval_every=1_500,
+        eval_games=4,
+        max_plies=60,
+    ),
+    "los_alamos": dict(game="los_alamos", opponent="random", total_steps=400_000),
+    "chess": dict(
+        game="chess",
+        opponent="random",
+        total_steps=1_000_000,
+        buffer_size=300_000,
+        max_plies=200,
+        filters=96,
+        features=512,
+        hidden=512,
+    ),
+}
+
+
+class FrozenOpponent:
+    """A frozen copy of the learner's Q-network playing the other seats (self-play)."""
+
+    name = "self"
+
+    def __init__(self, model: MaskableDQN, epsilon: float = 0.05, seed: int = 0) -> None:
+        self.model = copy.copy(model)
+        self.model.policy = copy.deepcopy(model.policy).to("cpu")
+        self.model.policy.set_training_mode(False)
+        self.epsilon = epsilon
+        self.rng = np.random.default_rng(seed)
+
+    def refresh(self, model: MaskableDQN) -> None:
+        self.model.policy.load_state_dict(model.policy.state_dict())
+
+    def reset(self) -> None:
+        """Nothing carried between games."""
+
+    def select_action(self, state: GameState) -> int:
+        if self.rng.random() < self.epsilon:
+            return int(self.rng.choice(state.legal_actions()))
+        return q_action(self.model, state)
+
+
+class ModelAgent:
+    """The learner as an evaluate Agent (greedy over legal moves)."""
+
+    name = "dqn"
+
+    def __init__(self, model: MaskableDQN) -> None:
+        self.model = model
+
+    def reset(self) -> None:
+        """Nothing carried between games."""
+
+    def select_action(self, state: GameState) -> int:
+        return q_action(self.model, state)
+
+
+def make_env(args: Args, seat: int, opponent: object):
+    def build() -> GameEnv:
+        return GameEnv(args.game, opponent=opponent, agent_seat=seat, max_plies=args.max_plies)
+
+    return build
+
+
+def evaluate_scores(model: MaskableDQN, args: Args, games: int) -> dict[str, float]:
+    """Score (win 1, draw 1/2) of the greedy learner against random and greedy, seats alternating."""
+    agent = ModelAgent(model)
+    scores = {}
+    for name, opponent in (("random", RandomAgent(seed=args.seed)), ("greedy", GreedyAgent(seed=args.seed))):
+        total = 0.0
+        for game in range(games):
+            seats = [agent, opponent] if game % 2 == 0 else [opponent, agent]
+            record = play_game(args.game, seats, new_state(args.game).to_text(), max_plies=args.max_plies)
+            total += record.scores[game % 2]
+        scores[f"eval/score_vs_{name}"] = total / games
+    return scores
+
+
+class TrainingCallback(BaseCallback):
+    """Checkpoints, evaluations, self-play refreshes, the time limit and the progress bar."""
+
+    def __init__(self, args: Args, run_dir: Path, opponent: FrozenOpponent | None) -> None:
+        super().__init__()
+        self.args = args
+        self.run_dir = run_dir
+        self.opponent = opponent
+        self.started = time.monotonic()
+        self.bar: tqdm | None = None
+
+    def _on_training_start(self) -> None:
+        self.bar = tqdm(
+            total=self.args.total_steps, initial=self.num_timesteps, unit="step", disable=not self.args.progress
+        )
+
+    def _on_step(self) -> bool:
+        args, steps = self.args, self.num_timesteps
+        self.bar.update(steps - self.bar.n)
+        every = lambda period: period and steps // period > (steps - self.training_env.num_envs) // period  # noqa: E731
+        if self.opponent is not None and every(args.self_play_refresh):
+            self.opponent.refresh(self.model)
+        if every(args.eval_every):
+            scores = evaluate_scores(self.model, args, args.eval_games)
+            for key, value in scores.items():
+                self.logger.record(key, value)
+            self.logger.dump(steps)
+            self.bar.set_postfix({key.split("_vs_")[1]: round(value, 2) for key, value in scores.items()})
+        if every(args.checkpoint_every):
+            save_run(self.model, self.run_dir)
+        return not (args.minutes and time.monotonic() - self.started >= args.minutes * 60)
+
+    def _on_training_end(self) -> None:
+        self.bar.close()
+
+
+def save_run(model: MaskableDQN, run_dir: Path) -> Path:
+    """The model, then the replay buffer, each written to a temporary file and renamed."""
+    folder = run_dir / "checkpoints"
+    path = save_model(model, folder / "last.zip")
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".replay.", suffix=".pkl")
+    os.close(handle)
+    try:
+        model.save_replay_buffer(temporary)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, folder / "replay.pkl")
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def build_model(args: Args, env: DummyVecEnv, device: str) -> MaskableDQN:
+    return MaskableDQN(
+        env=env,
+        game=args.game,
+        learning_rate=args.learning_rate,
+        buffer_size=args.buffer_size,
+        learning_starts=args.learning_starts,
+        batch_size=args.batch_size,
+        gamma=args.gamma,
+        train_freq=args.train_freq,
+        gradient_steps=args.gradient_steps,
+        target_update_interval=args.target_update_interval,
+        exploration_fraction=args.exploration_fraction,
+        exploration_initial_eps=args.exploration_initial_eps,
+        exploration_final_eps=args.exploration_final_eps,
+        policy_kwargs=dict(
+            features_extractor_kwargs=dict(features_dim=args.features, filters=args.filters),
+            net_arch=[args.hidden],
+        ),
+        seed=args.seed,
+        device=device,
+    )
+
+
+def main(argv: list[str] | None = None) -> Path:
+    args = parse_args(Args, PRESETS, argv, description=__doc__.splitlines()[0])
+    run_dir = Path(args.runs_dir) / args.run_name
+    checkpoint = run_dir / "checkpoints" / "last.zip"
+    if checkpoint.exists() and not args.resume:
+        raise SystemExit(f"error: {run_dir} already holds a run; pass --resume or choose another --run-name")
+    device = args.device
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    # The self-play opponent needs the model and the env needs the opponent: build the
+    # environments around a placeholder that is pointed at the frozen copy once it exists.
+    slot: dict[str, object] = {}
+    opponent: object = args.opponent if args.opponent == "random" else GreedyAgent(seed=args.seed)
+    if args.opponent == "self":
+        opponent = lambda state: slot["player"].select_action(state)  # noqa: E731
+    env = DummyVecEnv([make_env(args, seat % 2, opponent) for seat in range(args.envs)])
+    if checkpoint.exists():
+        try:
+            model = load_model(checkpoint, args.game, env=env, device=device)
+        except DQNCheckpointError as error:
+            raise SystemExit(f"error: cannot resume {run_dir}: {error}") from None
+        replay = run_dir / "checkpoints" / "replay.pkl"
+        if replay.exists():
+            model.load_replay_buffer(replay)
+        print(f"resumed {run_dir} at step {model.num_timesteps}")
+    else:
+        if args.resume:
+            print(f"{run_dir} has no checkpoint yet: starting the run")
+        model = build_model(args, env, device)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
+    model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
+    frozen = None
+    if args.opponent == "self":
+        frozen = slot["player"] = FrozenOpponent(model, seed=args.seed)
+    callback = TrainingCallback(args, run_dir, frozen)
+    remaining = max(0, args.total_steps - model.num_timesteps)
+    try:
+        model.learn(remaining, callback=CallbackList([callback]), reset_num_timesteps=False, log_interval=10)
+    except KeyboardInterrupt:
+        print("\ninterrupted: saving a checkpoint")
+    finally:
+        path = save_run(model, run_dir)
+        env.close()
+    print(f"saved {path} ({model.num_timesteps} steps)")
+    return path
+
+
+if __name__ == "__main__":
+    main()
