@@ -237,11 +237,13 @@ def load_model(path: str | Path, game: str, env: Any = None, **kwargs: Any) -> M
     if not zipfile.is_zipfile(path):
         raise DQNCheckpointError(f"{path} is not a DQN checkpoint (not an SB3 zip file)")
     try:
-        model = MaskableDQN.load(path, env=env, **kwargs)
+        model = MaskableDQN.load(path, **kwargs)
     except Exception as error:  # SB3 raises many kinds on a damaged archive
         raise DQNCheckpointError(f"{path} is corrupt or not a MaskableDQN checkpoint: {error}") from None
     if getattr(model, "game", None) != game:
         raise DQNCheckpointError(f"{path} was trained on {getattr(model, 'game', None)!r}, not {game!r}")
+    if env is not None:
+        model.set_env(env)
     return model
 
 

@@ -1,0 +1,144 @@
+"""MaskableDQN: never an illegal action, the masked target, checkpoints and the dqn agent."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from stable_baselines3.common.logger import configure
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+import agents.dqn as dqn
+from agents import make_agent
+from agents.base import AgentError
+from agents.dqn import CompactReplayBuffer, DQNCheckpointError, MaskableDQN, load_model, masked_max, save_model
+from chess_envs import LosAlamosState
+from chess_envs.gym_env import GameEnv
+
+
+def tiny_model(env, **kwargs) -> MaskableDQN:
+    settings = dict(
+        learning_starts=2_000,
+        buffer_size=5_000,
+        batch_size=16,
+        train_freq=8,
+        target_update_interval=500,
+        exploration_fraction=0.5,
+        policy_kwargs=dict(features_extractor_kwargs=dict(features_dim=32, filters=8), net_arch=[32]),
+        seed=0,
+        device="cpu",
+    )
+    settings.update(kwargs)
+    return MaskableDQN(env=env, game="los_alamos", **settings)
+
+
+def raising_env(seat: int = 0) -> GameEnv:
+    """An env that raises on any illegal action, so one would stop training at once."""
+    return GameEnv("los_alamos", opponent="random", agent_seat=seat, max_plies=80, illegal_action="raise")
+
+
+class Watch(GameEnv):
+    """Records the legality of every action the learner takes."""
+
+    chosen: list[bool] = []
+
+    def step(self, action):
+        Watch.chosen.append(bool(self.action_masks()[int(action)]))
+        return super().step(action)
+
+
+def test_no_illegal_action_in_10000_steps_of_warm_up_exploration_and_greed():
+    Watch.chosen = []
+    env = DummyVecEnv(
+        [
+            lambda s=seat: Watch("los_alamos", opponent="random", agent_seat=s, max_plies=80, illegal_action="raise")
+            for seat in (0, 1)
+        ]
+    )
+    model = tiny_model(env)
+    model.learn(10_000)
+    assert model.num_timesteps >= 10_000
+    assert len(Watch.chosen) >= 10_000 and all(Watch.chosen)
+    assert model.exploration_rate == pytest.approx(model.exploration_final_eps)
+
+
+def test_greedy_action_is_the_best_legal_one():
+    model = tiny_model(DummyVecEnv([raising_env]))
+    obs = raising_env().reset(seed=0)[0]
+    with torch.no_grad():
+        q = model.q_net(model.policy.obs_to_tensor(obs)[0])[0].numpy()
+    legal = np.flatnonzero(obs["action_mask"])
+    action, _ = model.predict(obs, deterministic=True)
+    assert int(action) == legal[np.argmax(q[legal])]
+    assert np.argmax(q) not in legal or np.argmax(q) == int(action)
+
+
+def test_target_takes_the_max_over_the_next_legal_actions(monkeypatch):
+    model = tiny_model(DummyVecEnv([raising_env]), batch_size=1, gamma=0.5)
+    model.set_logger(configure(None, []))
+    obs = raising_env().reset(seed=0)[0]
+    next_mask = np.zeros_like(obs["action_mask"])
+    next_mask[[3, 7]] = 1
+    model.replay_buffer.add(
+        {k: v[None] for k, v in obs.items()},
+        {"observation": obs["observation"][None], "action_mask": next_mask[None]},
+        np.array([[5]]),
+        np.array([1.0]),
+        np.array([False]),
+        [{}],
+    )
+    hand_set = torch.full((1, LosAlamosState.num_actions), -1.0)
+    hand_set[0, 3], hand_set[0, 7], hand_set[0, 100] = 2.0, 4.0, 50.0  # 100 is illegal next
+    monkeypatch.setattr(model, "q_net_target", lambda observations: hand_set)
+    seen = {}
+    loss = torch.nn.functional.smooth_l1_loss
+
+    def spy(current, target):
+        seen["target"] = target.clone()
+        return loss(current, target)
+
+    monkeypatch.setattr(dqn.F, "smooth_l1_loss", spy)
+    model.train(gradient_steps=1, batch_size=1)
+    assert seen["target"].item() == pytest.approx(1.0 + 0.5 * 4.0)
+    assert masked_max(hand_set, torch.zeros_like(hand_set, dtype=torch.bool)).item() == 0.0
+
+
+def test_compact_buffer_round_trips_planes_and_masks():
+    env = raising_env()
+    obs = env.reset(seed=0)[0]
+    buffer = CompactReplayBuffer(10, env.observation_space, env.action_space, device="cpu")
+    buffer.add(
+        {k: v[None] for k, v in obs.items()},
+        {k: v[None] for k, v in obs.items()},
+        np.array([[1]]),
+        np.array([0.0]),
+        np.array([False]),
+        [{}],
+    )
+    sample = buffer.sample(1)
+    planes = sample.observations["observation"][0].numpy()
+    assert np.allclose(planes, obs["observation"], atol=1 / 255)
+    assert np.array_equal(sample.next_observations["action_mask"][0].numpy().astype(np.int8), obs["action_mask"])
+    assert buffer.observations["observation"].dtype == np.uint8
+    chess = GameEnv("chess").observation_space
+    assert CompactReplayBuffer.bytes_per_transition(chess) == 2 * (119 * 64 + 584) + 20
+
+
+def test_checkpoints_are_atomic_and_refuse_other_games_and_corruption(tmp_path):
+    model = tiny_model(DummyVecEnv([raising_env]))
+    path = save_model(model, tmp_path / "m.zip")
+    assert [p.name for p in tmp_path.iterdir()] == ["m.zip"]
+    assert load_model(path, "los_alamos").game == "los_alamos"
+    with pytest.raises(DQNCheckpointError, match="trained on 'los_alamos', not 'chess'"):
+        load_model(path, "chess")
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(path.read_bytes()[:2000])
+    with pytest.raises(DQNCheckpointError, match="not a DQN checkpoint|corrupt"):
+        load_model(broken, "los_alamos")
+    with pytest.raises(DQNCheckpointError, match="no DQN checkpoint"):
+        load_model(tmp_path / "missing.zip", "los_alamos")
+    agent = make_agent(f"dqn:{path}", "los_alamos")
+    state = LosAlamosState()
+    assert state.legal_action_mask()[agent.select_action(state)]
+    with pytest.raises(AgentError, match="trained on 'los_alamos'"):
+        make_agent(f"dqn:{path}", "chess")
