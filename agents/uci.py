@@ -1,0 +1,305 @@
+"""A UCI front-end for our agents, so chess GUIs and match runners can play them.
+
+    python -m agents.uci --checkpoint runs/la/checkpoints/last.pt      # an AlphaZero network
+    python -m agents.uci --agent greedy                                # any agent spec
+    chess-envs-uci --checkpoint PATH                                   # the same, as a console script
+
+Standard chess by default; ``setoption name UCI_Variant value losalamos`` switches to Los Alamos
+chess as Fairy-Stockfish does (the checkpoint must be for that game). Supported: ``uci``,
+``isready``, ``ucinewgame``, ``position startpos|fen ... [moves ...]``, ``go`` with ``nodes``,
+``movetime``, ``wtime``/``btime``/``winc``/``binc``, ``depth`` and ``infinite``, ``stop``,
+``setoption`` (``UCI_Variant``, ``Simulations``) and ``quit``. An AlphaZero search runs in a
+thread in chunks of simulations and reports ``info depth seldepth nodes nps score cp pv``
+after each; ``stop`` ends it at the next chunk. Anything malformed is answered with an
+``info string`` and ignored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+import numpy as np
+
+from agents.base import make_agent
+from chess_envs.games import new_state
+
+VARIANTS = {"chess": "chess", "losalamos": "los_alamos"}
+_CHUNK = 16  # simulations between stop checks and info lines
+_DEFAULT_SIMULATIONS = 800
+
+
+def centipawns(q: float) -> int:
+    """A value in [-1, 1] as centipawns (Leela Chess Zero's mapping)."""
+    q = max(-0.999, min(0.999, q))
+    return int(round(111.714640912 * math.tan(1.5620688421 * q)))
+
+
+class UCIEngine:
+    """The protocol state machine; ``handle(line)`` processes one command."""
+
+    def __init__(self, checkpoint: str | None, agent_spec: str | None, out: TextIO = sys.stdout) -> None:
+        if (checkpoint is None) == (agent_spec is None):
+            raise ValueError("give exactly one of a checkpoint or an agent spec")
+        self.checkpoint = checkpoint
+        self.agent_spec = agent_spec
+        self.out = out
+        self.variant = "chess"
+        self.simulations = _DEFAULT_SIMULATIONS
+        self.agent = None
+        self.state = new_state(VARIANTS[self.variant])
+        self._search: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+
+    # -- output ----------------------------------------------------------------------------
+
+    def send(self, line: str) -> None:
+        with self._lock:
+            self.out.write(line + "\n")
+            self.out.flush()
+
+    def complain(self, message: str) -> None:
+        self.send(f"info string {message}")
+
+    # -- commands --------------------------------------------------------------------------
+
+    def handle(self, line: str) -> bool:
+        """Process one line; False after ``quit``."""
+        words = line.strip().split()
+        if not words:
+            return True
+        command, args = words[0], words[1:]
+        handlers: dict[str, Callable[[list[str]], None]] = {
+            "uci": self._uci,
+            "isready": lambda _: self._when_loaded(lambda: self.send("readyok")),
+            "ucinewgame": self._new_game,
+            "position": self._position,
+            "go": self._go,
+            "stop": lambda _: self._finish_search(),
+            "setoption": self._setoption,
+            "debug": lambda _: None,
+            "register": lambda _: None,
+            "ponderhit": lambda _: None,
+        }
+        if command == "quit":
+            self._finish_search()
+            return False
+        handler = handlers.get(command)
+        if handler is None:
+            self.complain(f"unknown command {command!r} ignored")
+            return True
+        try:
+            handler(args)
+        except (ValueError, IndexError, KeyError) as error:
+            self.complain(f"{line.strip()!r} ignored: {error}")
+        return True
+
+    def _uci(self, _: list[str]) -> None:
+        self.send("id name chess-envs " + (f"alphazero {self.checkpoint}" if self.checkpoint else self.agent_spec))
+        self.send("id author chess-envs")
+        self.send("option name UCI_Variant type combo default chess var chess var losalamos")
+        self.send(f"option name Simulations type spin default {_DEFAULT_SIMULATIONS} min 1 max 1000000")
+        self.send("uciok")
+
+    def _when_loaded(self, then: Callable[[], None]) -> None:
+        try:
+            self._load()
+        except (ValueError, OSError, RuntimeError) as error:
+            self.complain(f"cannot load the agent: {error}")
+        then()
+
+    def _load(self) -> None:
+        if self.agent is None:
+            game = VARIANTS[self.variant]
+            spec = f"alphazero:{self.checkpoint}?sims={_CHUNK}" if self.checkpoint else self.agent_spec
+            self.agent = make_agent(spec, game)
+
+    def _new_game(self, _: list[str]) -> None:
+        self._finish_search()
+        self.state = new_state(VARIANTS[self.variant])
+        if self.agent is not None:
+            self.agent.reset()
+
+    def _setoption(self, args: list[str]) -> None:
+        if "name" not in args:
+            raise ValueError("write setoption name NAME value VALUE")
+        rest = args[args.index("name") + 1 :]
+        name_words = rest[: rest.index("value")] if "value" in rest else rest
+        value = " ".join(rest[rest.index("value") + 1 :]) if "value" in rest else ""
+        name = " ".join(name_words).lower()
+        if name == "uci_variant":
+            if value.lower() not in VARIANTS:
+                raise ValueError(f"variant must be one of {sorted(VARIANTS)}")
+            if value.lower() != self.variant:
+                self._finish_search()
+                self.variant = value.lower()
+                self.agent = None
+                self.state = new_state(VARIANTS[self.variant])
+        elif name == "simulations":
+            count = int(value)
+            if count < 1:
+                raise ValueError("Simulations must be >= 1")
+            self.simulations = count
+        else:
+            raise ValueError(f"no option {name!r}")
+
+    def _position(self, args: list[str]) -> None:
+        if not args:
+            raise ValueError("write position startpos|fen FEN [moves ...]")
+        game = VARIANTS[self.variant]
+        if "moves" in args:
+            head, moves = args[: args.index("moves")], args[args.index("moves") + 1 :]
+        else:
+            head, moves = args, []
+        if head[0] == "startpos":
+            state = new_state(game)
+        elif head[0] == "fen":
+            state = new_state(game, " ".join(head[1:]))
+        else:
+            raise ValueError("expected startpos or fen")
+        for move in moves:
+            action = state.move_to_action(move)
+            if not state.legal_action_mask()[action]:
+                raise ValueError(f"illegal move {move}")
+            state.apply(action)
+        self._finish_search()
+        self.state = state
+
+    def _go(self, args: list[str]) -> None:
+        self._finish_search()
+        self._load()
+        limits = _parse_go(args)
+        state = self.state.copy()
+        if state.is_terminal() or not len(state.legal_actions()):
+            self.send("bestmove 0000")
+            return
+        self._stop.clear()
+        self._search = threading.Thread(target=self._think, args=(state, limits), daemon=True)
+        self._search.start()
+
+    def _finish_search(self) -> None:
+        if self._search is not None:
+            self._stop.set()
+            self._search.join()
+            self._search = None
+
+    # -- searching -------------------------------------------------------------------------
+
+    def _budget(self, state, limits: dict[str, int]) -> tuple[int | None, float | None]:
+        """(simulations, seconds) for this move; None means no limit from that side."""
+        nodes = limits.get("nodes")
+        seconds = limits["movetime"] / 1000 if "movetime" in limits else None
+        mover_time = limits.get("wtime" if state.current_player == 0 else "btime")
+        if mover_time is not None and seconds is None:
+            increment = limits.get("winc" if state.current_player == 0 else "binc", 0)
+            seconds = max(0.05, (mover_time / 30 + increment * 0.8) / 1000)
+        if "infinite" in limits:
+            return None, None
+        if nodes is None and seconds is None:
+            nodes = self.simulations
+        return nodes, seconds
+
+    def _think(self, state, limits: dict[str, int]) -> None:
+        nodes, seconds = self._budget(state, limits)
+        started = time.monotonic()
+        mcts = getattr(self.agent, "mcts", None)
+        if mcts is None:  # a plain agent: one answer, no search to report
+            action = self.agent.select_action(state.copy())
+            if "infinite" in limits:
+                self._stop.wait()
+            self.send(f"bestmove {state.action_to_move(action)}")
+            return
+        from agents.alphazero.mcts import SearchTree
+
+        tree = SearchTree(state)
+        done = 0
+        while True:
+            chunk = _CHUNK if nodes is None else min(_CHUNK, nodes - done)
+            mcts.search([tree], simulations=chunk)
+            done += chunk
+            self._info(tree, done, time.monotonic() - started)
+            if self._stop.is_set() or (nodes is not None and done >= nodes):
+                break
+            if seconds is not None and time.monotonic() - started >= seconds:
+                break
+            if "depth" in limits and _pv_length(tree) >= limits["depth"]:
+                break
+        if "infinite" in limits:
+            self._stop.wait()
+        self.send(f"bestmove {state.action_to_move(mcts.choose(tree))}")
+
+    def _info(self, tree, nodes: int, elapsed: float) -> None:
+        root = tree.root
+        best = int(np.argmax(root.visits))
+        q = float(root.q()[best]) if root.visits[best] else float(root.value[root.player])
+        pv = _principal_variation(tree)
+        nps = int(nodes / elapsed) if elapsed > 0 else 0
+        self.send(
+            f"info depth {len(pv)} seldepth {len(pv)} nodes {nodes} nps {nps} "
+            f"time {int(elapsed * 1000)} score cp {centipawns(q)} pv {' '.join(pv)}"
+        )
+
+
+def _principal_variation(tree) -> list[str]:
+    """The most visited line from the root, as move text."""
+    state = tree.state.copy()
+    node, moves = tree.root, []
+    while node is not None and len(node.actions) and node.visits.max() > 0:
+        index = int(np.argmax(node.visits))
+        action = int(node.actions[index])
+        moves.append(state.action_to_move(action))
+        state.apply(action)
+        node = node.children[index]
+    return moves
+
+
+def _pv_length(tree) -> int:
+    return len(_principal_variation(tree))
+
+
+def _parse_go(args: list[str]) -> dict[str, int]:
+    limits: dict[str, int] = {}
+    numeric = {"nodes", "movetime", "wtime", "btime", "winc", "binc", "depth", "movestogo", "mate"}
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "infinite" or word == "ponder":
+            limits[word] = 1
+            i += 1
+        elif word in numeric:
+            if i + 1 >= len(args):
+                raise ValueError(f"go {word} needs a number")
+            value = int(args[i + 1])
+            if value < 0 or (word in ("nodes", "depth") and value < 1):
+                raise ValueError(f"go {word} must be positive, got {value}")
+            limits[word] = value
+            i += 2
+        elif word == "searchmoves":
+            raise ValueError("searchmoves is not supported")
+        else:
+            raise ValueError(f"unknown go parameter {word!r}")
+    return limits
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m agents.uci", description="A UCI engine over our agents.")
+    who = parser.add_mutually_exclusive_group(required=True)
+    who.add_argument("--checkpoint", help="an AlphaZero checkpoint (chess, or Los Alamos with UCI_Variant)")
+    who.add_argument("--agent", help="any agent spec instead, e.g. greedy or dqn:PATH")
+    parser.add_argument("--variant", choices=sorted(VARIANTS), default="chess", help="the variant at start")
+    args = parser.parse_args(argv)
+    engine = UCIEngine(args.checkpoint, args.agent)
+    engine.handle(f"setoption name UCI_Variant value {args.variant}")
+    for line in sys.stdin:
+        if not engine.handle(line):
+            break
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+"""Our UCI front-end, driven by python-chess as a GUI would, against the real Stockfish."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import chess
+import chess.engine
+import pytest
+
+from agents.alphazero.checkpoint import save_checkpoint
+from agents.alphazero.network import AlphaZeroNet, NetworkConfig
+from agents.uci import UCIEngine, centipawns
+from chess_envs.games import new_state
+from tests.agents.test_agents import STOCKFISH, needs_stockfish
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def tiny_checkpoint(path: Path, game: str) -> Path:
+    state = new_state(game)
+    channels, height, width = state.observation_shape
+    config = NetworkConfig(channels, height, width, state.num_actions, filters=8, blocks=1, value_hidden=8)
+    network = AlphaZeroNet(config)
+    save_checkpoint(path, {"game": game, "network": config.to_dict(), "model": network.state_dict()})
+    return path
+
+
+def engine_command(*flags: str) -> list[str]:
+    return [sys.executable, "-m", "agents.uci", *flags]
+
+
+@needs_stockfish
+def test_a_whole_game_against_stockfish_through_python_chess(tmp_path):
+    checkpoint = tiny_checkpoint(tmp_path / "chess.pt", "chess")
+    ours = chess.engine.SimpleEngine.popen_uci(engine_command("--checkpoint", str(checkpoint)), cwd=ROOT)
+    stockfish = chess.engine.SimpleEngine.popen_uci(STOCKFISH)
+    try:
+        stockfish.configure({"Skill Level": 0})
+        board = chess.Board()
+        infos = []
+        while not board.is_game_over(claim_draw=True) and board.ply() < 120:
+            if board.turn == chess.WHITE:
+                result = ours.play(board, chess.engine.Limit(nodes=32), info=chess.engine.INFO_ALL)
+                infos.append(result.info)
+            else:
+                result = stockfish.play(board, chess.engine.Limit(depth=1))
+            assert result.move in board.legal_moves
+            board.push(result.move)
+        assert board.ply() >= 20 or board.is_game_over()
+        assert any("score" in info and "pv" in info and info.get("nodes") for info in infos)
+    finally:
+        ours.quit()
+        stockfish.quit()
+
+
+def run_lines(engine: UCIEngine, lines: list[str]) -> list[str]:
+    for line in lines:
+        engine.handle(line)
+    engine._finish_search()
+    return engine.out.getvalue().splitlines()
+
+
+def test_malformed_commands_get_an_info_string_and_are_ignored(tmp_path):
+    engine = UCIEngine(None, "greedy?seed=1", out=io.StringIO())
+    output = run_lines(
+        engine,
+        [
+            "uci",
+            "flip the board",
+            "position",
+            "position fen not a fen",
+            "position startpos moves e2e5",
+            "setoption name Hash value 16",
+            "setoption name UCI_Variant value shogi",
+            "go nodes -3",
+            "go sideways",
+            "position startpos moves e2e4",
+            "isready",
+            "go nodes 10",
+        ],
+    )
+    assert "uciok" in output and "readyok" in output
+    assert sum(line.startswith("info string") for line in output) == 8
+    assert output[-1].startswith("bestmove ") and output[-1].split()[1] in {"e7e5", "e7e6", "d7d5"} | {
+        m.uci() for m in chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").legal_moves
+    }
+
+
+def test_los_alamos_through_uci_variant(tmp_path):
+    checkpoint = tiny_checkpoint(tmp_path / "la.pt", "los_alamos")
+    engine = UCIEngine(str(checkpoint), None, out=io.StringIO())
+    output = run_lines(
+        engine,
+        ["setoption name UCI_Variant value losalamos", "isready", "position startpos moves b2b3", "go nodes 40"],
+    )
+    assert output[-1].startswith("bestmove ")
+    state = new_state("los_alamos")
+    state.apply_move("b2b3")
+    assert state.legal_action_mask()[state.move_to_action(output[-1].split()[1])]
+    assert any(line.startswith("info depth") and " pv " in line for line in output)
+
+
+def test_stop_during_go_infinite_answers_promptly(tmp_path):
+    checkpoint = tiny_checkpoint(tmp_path / "chess.pt", "chess")
+    process = subprocess.Popen(
+        engine_command("--checkpoint", str(checkpoint)),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        process.stdin.write("uci\nisready\nposition startpos\ngo infinite\n")
+        process.stdin.flush()
+        while process.stdout.readline().strip() != "readyok":
+            pass
+        time.sleep(1.0)
+        process.stdin.write("stop\n")
+        process.stdin.flush()
+        asked = time.monotonic()
+        line = process.stdout.readline()
+        while not line.startswith("bestmove"):
+            line = process.stdout.readline()
+        assert time.monotonic() - asked < 2.0
+        assert chess.Move.from_uci(line.split()[1]) in chess.Board().legal_moves
+        process.stdin.write("quit\n")
+        process.stdin.flush()
+        assert process.wait(timeout=10) == 0
+    finally:
+        process.kill()
+
+
+def test_centipawns_are_monotone_and_signed():
+    assert centipawns(0.0) == 0 and centipawns(0.5) > 0 > centipawns(-0.5)
+    assert centipawns(0.9) > centipawns(0.5) and centipawns(1.0) < 100_000
+
+
+@pytest.mark.parametrize("flags", [[], ["--checkpoint", "x", "--agent", "greedy"]])
+def test_bad_command_lines(flags):
+    result = subprocess.run(engine_command(*flags), capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 2 and "usage" in result.stderr
