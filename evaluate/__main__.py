@@ -1,4 +1,5 @@
-"""Command line: ``python -m evaluate tournament --game los_alamos --agents random greedy ...``."""
+"""Command line: ``python -m evaluate tournament --game los_alamos --agents random greedy ...`` and
+``python -m evaluate play --game los_alamos --agent alphazero:checkpoints/los_alamos.pt``."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import json
 import sys
 from pathlib import Path
 
-from agents.base import AgentError, known_kinds
+from agents.base import AgentError, known_kinds, make_agent
 from chess_envs.games import GAMES, game_class
 from evaluate.game import random_openings, read_openings
+from evaluate.play import play_human, save_pgn
 from evaluate.ratings import rate
 from evaluate.report import crosstable, pairwise_results, pgn, plot_ratings, rating_table
 from evaluate.results import write_atomic
@@ -48,7 +50,34 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals")
     t.add_argument("--tensorboard", action="store_true", help="also log the ratings to TensorBoard in --out")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
+    p = commands.add_parser(
+        "play",
+        help="play against an agent in the terminal",
+        description="You against an agent: type moves as UCI or SAN (four-player: from-to); 'moves' lists them.",
+    )
+    p.add_argument("--game", choices=sorted(GAMES), required=True)
+    p.add_argument("--agent", required=True, help="the agent spec you play against (every other seat)")
+    p.add_argument("--seat", type=int, default=0, help="your seat: 0 white / Red, 1 black / Blue, ...")
+    p.add_argument("--fen", help="start from this position (FEN, or FEN4 in four-player)")
+    p.add_argument("--mode", choices=["ffa", "teams"], help="four-player rules (default ffa)")
+    p.add_argument("--pgn", type=Path, help="save the game here as PGN when it ends")
     return parser
+
+
+def play(args: argparse.Namespace) -> None:
+    options = {"mode": args.mode} if args.mode else {}
+    if options and args.game != "four_player":
+        raise ValueError("--mode is for --game four_player")
+    agent = make_agent(args.agent, args.game)
+    try:
+        record = play_human(args.game, agent, seat=args.seat, fen=args.fen, **options)
+    finally:
+        close = getattr(agent, "close", None)
+        if close is not None:
+            close()
+    if args.pgn is not None:
+        save_pgn(record, args.pgn)
+        print(f"saved {args.pgn}")
 
 
 def tournament(args: argparse.Namespace) -> None:
@@ -81,7 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        tournament(args)
+        play(args) if args.command == "play" else tournament(args)
     except (ValueError, AgentError, OSError) as error:
         parser.exit(2, f"error: {error}\n")
     except KeyboardInterrupt:
