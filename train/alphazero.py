@@ -46,6 +46,9 @@ class Args:
     resume: bool = arg(False, "continue the run from its last checkpoint (start it if there is none yet)")
     seed: int = arg(0, "seed of every random number generator")
     device: str = arg("auto", "auto (CUDA when present), cpu or cuda")
+    backend: str = arg("local", "local (one process) or ray (self-play and learner actors; pip install .[ray])")
+    ray_address: str = arg("", "with --backend ray: a cluster address ('auto' or host:port); empty starts a local Ray")
+    ray_workers: int = arg(2, "with --backend ray: self-play actors")
     # network
     filters: int = arg(48, "convolution filters")
     blocks: int = arg(7, "residual blocks")
@@ -83,6 +86,8 @@ class Args:
     def __post_init__(self) -> None:
         if self.game not in GAMES:
             raise ValueError(f"unknown game {self.game!r}; choose one of {sorted(GAMES)}")
+        if self.backend not in ("local", "ray"):
+            raise ValueError(f"backend must be local or ray, got {self.backend!r}")
         if self.optimizer not in ("adamw", "sgd") or self.lr_schedule not in ("cosine", "constant"):
             raise ValueError("optimizer must be adamw or sgd, lr_schedule cosine or constant")
         for name in (
@@ -97,6 +102,7 @@ class Args:
             "leaves_per_tree",
             "max_plies",
             "total_steps",
+            "ray_workers",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -398,8 +404,24 @@ def _log(writer: SummaryWriter, metrics_path: Path, step: int, values: dict[str,
         handle.write(json.dumps({"learner_steps": step, **values}) + "\n")
 
 
+def _train_on_ray(args: Args) -> Path:
+    """The same run with self-play and learner as Ray actors (train/ray_backend.py)."""
+    run_dir = Path(args.runs_dir) / args.run_name
+    if (run_dir / "checkpoints" / "last.pt").exists() and not args.resume:
+        raise SystemExit(f"error: {run_dir} already holds a run; pass --resume or choose another --run-name")
+    try:
+        from train import ray_backend
+    except ImportError:
+        raise SystemExit("error: --backend ray needs Ray: pip install -e '.[ray]'") from None
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
+    return ray_backend.train(args)
+
+
 def main(argv: list[str] | None = None) -> Path:
     args = parse_args(Args, PRESETS, argv, description=__doc__.splitlines()[0])
+    if args.backend == "ray":
+        return _train_on_ray(args)
     trainer = Trainer(args)
     run_dir = trainer.run_dir
     if args.resume and not (run_dir / "checkpoints" / "last.pt").exists():

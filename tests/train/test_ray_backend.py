@@ -1,0 +1,56 @@
+"""--backend ray on a real local Ray (2 CPUs): a smoke run to a checkpoint, surviving a killed actor."""
+
+from __future__ import annotations
+
+import pytest
+
+ray = pytest.importorskip("ray", reason="Ray is an optional extra (pip install -e '.[ray]')")
+
+from agents.alphazero.checkpoint import load_checkpoint  # noqa: E402
+from train import ray_backend  # noqa: E402
+from train.alphazero import PRESETS, Args  # noqa: E402
+
+
+@pytest.fixture()
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def test_smoke_run_survives_a_killed_self_play_actor(tmp_path, local_ray):
+    args = Args(
+        **{
+            **PRESETS["smoke"],
+            "runs_dir": str(tmp_path),
+            "run_name": "r",
+            "iterations": 5,
+            "eval_every": 0,
+            "progress": False,
+            "backend": "ray",
+            "ray_workers": 2,
+        }
+    )
+    seen = {}
+
+    def hook(iteration, actors, learner):
+        counters = ray.get(learner.counters.remote())
+        if iteration == 2:
+            seen["before_kill"] = counters
+            seen["pid"] = ray.get(actors[0].pid.remote())
+            ray.kill(actors[0], no_restart=False)
+        if iteration == 5:
+            seen["after"] = counters
+            weights = ray.get(learner.weights.remote())
+            seen["restarted_actor_plays"] = ray.get(actors[0].play.remote(weights, 2))
+            seen["new_pid"] = ray.get(actors[0].pid.remote())
+
+    path = ray_backend.train(args, on_iteration=hook)
+    payload = load_checkpoint(path, "los_alamos")
+    before, after = seen["before_kill"], seen["after"]
+    assert after["learner_steps"] > before["learner_steps"] > 0
+    assert after["games"] >= before["games"] and after["replay_size"] >= before["replay_size"]
+    assert payload["counters"]["iteration"] == 5 and payload["counters"]["learner_steps"] == after["learner_steps"]
+    games, finished = seen["restarted_actor_plays"]
+    assert "games" in finished and seen["new_pid"] != seen["pid"]  # a new process took the killed one's place
+    assert (tmp_path / "r" / "metrics.jsonl").exists()
