@@ -6,7 +6,8 @@
 
 The learner plays one seat of the game in each of ``envs`` environments (seats alternate), the
 other seats moved by the opponent: ``random``, ``greedy``, or ``self`` (a frozen copy of the
-learner, refreshed every ``self_play_refresh`` steps). Epsilon decays linearly from
+learner, refreshed every ``self_play_refresh`` steps). Rewards are the game's outcome, plus,
+with ``--shaping``, potential-based material shaping (:class:`MaterialShaping`). Epsilon decays linearly from
 ``exploration_initial_eps`` to ``exploration_final_eps`` over ``exploration_fraction`` of the
 steps. A run folder ``runs/<run_name>/`` holds ``args.json``, SB3's TensorBoard events and
 ``progress.csv`` (with ``eval/score_vs_random`` and ``eval/score_vs_greedy``) and
@@ -23,6 +24,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 import torch
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
@@ -55,6 +57,7 @@ class Args:
     self_play_refresh: int = arg(10_000, "with opponent=self: steps between copies of the learner")
     envs: int = arg(2, "environments stepped together (the learner's seat alternates between them)")
     max_plies: int = arg(150, "an episode this long is cut (a draw)")
+    shaping: float = arg(0.0, "weight of potential-based material shaping (0: rewards from outcomes only)")
     # network
     filters: int = arg(64, "convolution filters of the planes CNN")
     features: int = arg(256, "features after the CNN")
@@ -108,7 +111,14 @@ PRESETS = {
         eval_games=4,
         max_plies=60,
     ),
-    "los_alamos": dict(game="los_alamos", opponent="random", total_steps=400_000),
+    "los_alamos": dict(
+        game="los_alamos",
+        opponent="random",
+        total_steps=400_000,
+        shaping=1.0,
+        exploration_fraction=0.1,
+        target_update_interval=1_000,
+    ),
     "chess": dict(
         game="chess",
         opponent="random",
@@ -161,9 +171,42 @@ class ModelAgent:
         return q_action(self.model, state)
 
 
+class MaterialShaping(gym.Wrapper):
+    """Potential-based shaping (Ng, Harada and Russell 1999) with the learner's material lead.
+
+    Each step adds ``weight * (gamma * phi(s') - phi(s))`` to the reward, with ``phi`` the
+    learner's material minus the opponent's, in tens of pawns, and ``phi = 0`` once the game is
+    over. Such a term leaves the optimal policy unchanged (it telescopes to ``-phi(start)``
+    over an episode) while rewarding captures at once, so outcomes still decide what is learned.
+    """
+
+    def __init__(self, env: GameEnv, weight: float, gamma: float) -> None:
+        super().__init__(env)
+        self.weight, self.gamma = weight, gamma
+        self._phi = 0.0
+
+    def _potential(self) -> float:
+        material = self.env.unwrapped.state.material()
+        seat = self.env.unwrapped.agent_seat
+        return float(2 * material[seat] - material.sum()) / 10.0
+
+    def reset(self, **kwargs):
+        observation, info = self.env.reset(**kwargs)
+        self._phi = self._potential()
+        return observation, info
+
+    def step(self, action):
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        phi = 0.0 if terminated else self._potential()
+        reward = float(reward) + self.weight * (self.gamma * phi - self._phi)
+        self._phi = phi
+        return observation, reward, terminated, truncated, info
+
+
 def make_env(args: Args, seat: int, opponent: object):
-    def build() -> GameEnv:
-        return GameEnv(args.game, opponent=opponent, agent_seat=seat, max_plies=args.max_plies)
+    def build() -> gym.Env:
+        env = GameEnv(args.game, opponent=opponent, agent_seat=seat, max_plies=args.max_plies)
+        return MaterialShaping(env, args.shaping, args.gamma) if args.shaping else env
 
     return build
 
