@@ -7,7 +7,8 @@
 The learner plays one seat of the game in each of ``envs`` environments (seats alternate), the
 other seats moved by the opponent: ``random``, ``greedy``, or ``self`` (a frozen copy of the
 learner, refreshed every ``self_play_refresh`` steps). Rewards are the game's outcome, plus,
-with ``--shaping``, potential-based material shaping (:class:`MaterialShaping`). Epsilon decays linearly from
+with ``--shaping`` and ``--draw-reward``, a material reward and a price on draws
+(:class:`MaterialShaping`). Epsilon decays linearly from
 ``exploration_initial_eps`` to ``exploration_final_eps`` over ``exploration_fraction`` of the
 steps. A run folder ``runs/<run_name>/`` holds ``args.json``, SB3's TensorBoard events and
 ``progress.csv`` (with ``eval/score_vs_random`` and ``eval/score_vs_greedy``) and
@@ -57,7 +58,8 @@ class Args:
     self_play_refresh: int = arg(10_000, "with opponent=self: steps between copies of the learner")
     envs: int = arg(2, "environments stepped together (the learner's seat alternates between them)")
     max_plies: int = arg(150, "an episode this long is cut (a draw)")
-    shaping: float = arg(0.0, "weight of potential-based material shaping (0: rewards from outcomes only)")
+    shaping: float = arg(0.0, "weight of the material reward (0: rewards from outcomes only)")
+    draw_reward: float = arg(0.0, "reward for a drawn or cut game (below 0: contempt for draws)")
     # network
     filters: int = arg(64, "convolution filters of the planes CNN")
     features: int = arg(256, "features after the CNN")
@@ -115,7 +117,8 @@ PRESETS = {
         game="los_alamos",
         opponent="random",
         total_steps=400_000,
-        shaping=1.0,
+        shaping=0.5,
+        draw_reward=-0.5,
         exploration_fraction=0.1,
         target_update_interval=1_000,
     ),
@@ -172,17 +175,18 @@ class ModelAgent:
 
 
 class MaterialShaping(gym.Wrapper):
-    """Potential-based shaping (Ng, Harada and Russell 1999) with the learner's material lead.
+    """Rewards for material and a price on draws, on top of the game's outcome.
 
-    Each step adds ``weight * (gamma * phi(s') - phi(s))`` to the reward, with ``phi`` the
-    learner's material minus the opponent's, in tens of pawns, and ``phi = 0`` once the game is
-    over. Such a term leaves the optimal policy unchanged (it telescopes to ``-phi(start)``
-    over an episode) while rewarding captures at once, so outcomes still decide what is learned.
+    Each step adds ``weight * (phi(s') - phi(s))``, ``phi`` the learner's material minus the
+    opponent's in tens of pawns, so a capture pays at once and a lost piece costs; a game that
+    ends drawn (or is cut at ``max_plies``) pays ``draw_reward``. This is NOT potential-based
+    shaping (nothing is given back at the end): it tilts the learner towards winning material
+    and away from draws, the way a player with contempt for draws plays a weaker opponent.
     """
 
-    def __init__(self, env: GameEnv, weight: float, gamma: float) -> None:
+    def __init__(self, env: GameEnv, weight: float, draw_reward: float) -> None:
         super().__init__(env)
-        self.weight, self.gamma = weight, gamma
+        self.weight, self.draw_reward = weight, draw_reward
         self._phi = 0.0
 
     def _potential(self) -> float:
@@ -197,16 +201,18 @@ class MaterialShaping(gym.Wrapper):
 
     def step(self, action):
         observation, reward, terminated, truncated, info = self.env.step(action)
-        phi = 0.0 if terminated else self._potential()
-        reward = float(reward) + self.weight * (self.gamma * phi - self._phi)
+        phi = self._potential()
+        shaped = float(reward) + self.weight * (phi - self._phi)
+        if (terminated or truncated) and reward == 0:  # a draw, or a game cut at max_plies
+            shaped += self.draw_reward
         self._phi = phi
-        return observation, reward, terminated, truncated, info
+        return observation, shaped, terminated, truncated, info
 
 
 def make_env(args: Args, seat: int, opponent: object):
     def build() -> gym.Env:
         env = GameEnv(args.game, opponent=opponent, agent_seat=seat, max_plies=args.max_plies)
-        return MaterialShaping(env, args.shaping, args.gamma) if args.shaping else env
+        return MaterialShaping(env, args.shaping, args.draw_reward) if args.shaping or args.draw_reward else env
 
     return build
 

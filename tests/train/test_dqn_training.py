@@ -53,23 +53,26 @@ def test_bad_arguments_say_why(tmp_path, capsys, flags, message):
     assert message in capsys.readouterr().err
 
 
-def test_material_shaping_telescopes_to_the_outcome():
-    # With gamma = 1 the shaping terms of an episode sum to -phi(start) = 0 from the start position,
-    # so the shaped return equals the game's outcome: the optimal policy is unchanged.
+def test_material_reward_and_draw_price():
+    # The shaped return is the outcome, plus the weight times the change in material lead over
+    # the game, plus the draw price when the game is drawn.
     import numpy as np
 
     from train.dqn import Args, make_env
 
-    for seed in range(3):
-        env = make_env(Args(shaping=1.0, gamma=1.0, max_plies=400), seed % 2, "random")()
+    for seed in range(4):
+        env = make_env(Args(shaping=0.5, draw_reward=-0.5, max_plies=400), seed % 2, "random")()
         observation, _ = env.reset(seed=seed)
+        seat = env.unwrapped.agent_seat
         rng = np.random.default_rng(seed)
-        total, done, shaped_any = 0.0, False, False
+        total, done = 0.0, False
         while not done:
             action = rng.choice(np.flatnonzero(observation["action_mask"]))
             observation, reward, terminated, truncated, info = env.step(action)
             total += reward
-            shaped_any |= reward != 0 and not terminated
             done = terminated or truncated
-        assert terminated, "the game should end by its rules within 400 plies"
-        assert total == pytest.approx(info["returns"][env.unwrapped.agent_seat], abs=1e-9) and shaped_any
+        material = env.unwrapped.state.material()
+        lead = float(2 * material[seat] - material.sum()) / 10.0
+        outcome = float(info["returns"][seat]) if terminated else 0.0
+        expected = outcome + 0.5 * lead + (-0.5 if outcome == 0 else 0.0)
+        assert total == pytest.approx(expected, abs=1e-9)
