@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from itertools import combinations
@@ -151,7 +152,9 @@ def run_tournament(config: TournamentConfig, out: Path, workers: int = 1, progre
                 done[record.id] = record
                 bar.update()
         else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
+            # Spawned, not forked, workers: a fork of a process whose torch thread pools are
+            # running (after loading a network) can deadlock in the child.
+            with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
                 running = {pool.submit(_play, config.game, g, config.max_plies) for g in pending}
                 try:
                     while running:
