@@ -223,18 +223,19 @@ class UCIEngine:
             chunk = _CHUNK if nodes is None else min(_CHUNK, nodes - done)
             mcts.search([tree], simulations=chunk)
             done += chunk
-            self._info(tree, done, time.monotonic() - started)
+            depth = self._info(tree, done, time.monotonic() - started)
             if self._stop.is_set() or (nodes is not None and done >= nodes):
                 break
             if seconds is not None and time.monotonic() - started >= seconds:
                 break
-            if "depth" in limits and _pv_length(tree) >= limits["depth"]:
+            if "depth" in limits and depth >= limits["depth"]:
                 break
         if "infinite" in limits:
             self._stop.wait()
         self.send(f"bestmove {state.action_to_move(mcts.choose(tree))}")
 
-    def _info(self, tree, nodes: int, elapsed: float) -> None:
+    def _info(self, tree, nodes: int, elapsed: float) -> int:
+        """Send one info line; return the principal variation's length (the reported depth)."""
         root = tree.root
         best = int(np.argmax(root.visits))
         q = float(root.q()[best]) if root.visits[best] else float(root.value[root.player])
@@ -244,6 +245,7 @@ class UCIEngine:
             f"info depth {len(pv)} seldepth {len(pv)} nodes {nodes} nps {nps} "
             f"time {int(elapsed * 1000)} score cp {centipawns(q)} pv {' '.join(pv)}"
         )
+        return len(pv)
 
 
 def _principal_variation(tree) -> list[str]:
@@ -257,10 +259,6 @@ def _principal_variation(tree) -> list[str]:
         state.apply(action)
         node = node.children[index]
     return moves
-
-
-def _pv_length(tree) -> int:
-    return len(_principal_variation(tree))
 
 
 def _parse_go(args: list[str]) -> dict[str, int]:
