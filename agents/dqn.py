@@ -10,8 +10,9 @@ SB3's DQN chooses or scores actions in four places; :class:`MaskableDQN` applies
    game is over and nothing is legal).
 
 The Q-network reads the planes through :class:`PlanesExtractor` (a small CNN that ignores the
-mask key). :class:`CompactReplayBuffer` stores planes as uint8 and masks as packed bits, about
-four times smaller than SB3's float32 buffer (see docs/dqn.md for the sums).
+mask key) and scores moves with a :class:`DuelingHead`. :class:`CompactReplayBuffer` stores
+planes as uint8 and masks as packed bits, about four times smaller than SB3's float32 buffer
+(see docs/dqn.md for the sums), and gives n-step returns.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ import torch
 import torch.nn.functional as F
 from stable_baselines3 import DQN
 from stable_baselines3.common.buffers import DictReplayBuffer
+from stable_baselines3.common.policies import BasePolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.common.type_aliases import DictReplayBufferSamples
 from stable_baselines3.dqn.policies import DQNPolicy, QNetwork
 from torch import nn
 
@@ -43,23 +46,52 @@ class DQNCheckpointError(ValueError):
 
 
 class PlanesExtractor(BaseFeaturesExtractor):
-    """Convolutions over the observation planes, then a linear layer; the mask is not an input."""
+    """A stack of 3x3 convolutions over the observation planes (the mask is not an input).
 
-    def __init__(self, observation_space: gym.spaces.Dict, features_dim: int = 256, filters: int = 64) -> None:
-        super().__init__(observation_space, features_dim)
+    Its features are the last convolution's planes, flattened: ``filters * H * W`` numbers that
+    :class:`DuelingHead` reads both square by square and as a whole.
+    """
+
+    def __init__(self, observation_space: gym.spaces.Dict, filters: int = 64, layers: int = 3) -> None:
         channels, height, width = observation_space[PLANES].shape
-        self.cnn = nn.Sequential(
-            nn.Conv2d(channels, filters, 3, padding=1),
-            nn.ReLU(),
-            nn.Conv2d(filters, filters, 3, padding=1),
-            nn.ReLU(),
-            nn.Flatten(),
-            nn.Linear(filters * height * width, features_dim),
-            nn.ReLU(),
-        )
+        super().__init__(observation_space, filters * height * width)
+        blocks: list[nn.Module] = []
+        for layer in range(layers):
+            blocks += [nn.Conv2d(channels if layer == 0 else filters, filters, 3, padding=1), nn.ReLU()]
+        self.cnn = nn.Sequential(*blocks, nn.Flatten())
 
     def forward(self, observations: dict[str, torch.Tensor]) -> torch.Tensor:
         return self.cnn(observations[PLANES].float())
+
+
+class DuelingHead(nn.Module):
+    """Q(s, a) = V(s) + A(s, a) - mean A(s, .), with a convolutional advantage.
+
+    In AlphaZero's "from-square x move type" layouts (``num_actions`` a multiple of ``H * W``,
+    action ``square * types + type``) the advantage of a move is read at its from-square by a
+    3x3 then a 1x1 convolution, so what is learnt about a capture on one square carries over to
+    every square; otherwise it is a linear layer. The value is a small MLP over all features.
+    """
+
+    def __init__(self, filters: int, height: int, width: int, num_actions: int, hidden: int) -> None:
+        super().__init__()
+        squares = height * width
+        self.planes = (filters, height, width)
+        self.types = num_actions // squares if num_actions % squares == 0 else 0
+        if self.types:
+            self.advantage = nn.Sequential(
+                nn.Conv2d(filters, filters, 3, padding=1), nn.ReLU(), nn.Conv2d(filters, self.types, 1)
+            )
+        else:
+            self.advantage = nn.Linear(filters * squares, num_actions)
+        self.value = nn.Sequential(nn.Linear(filters * squares, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        if self.types:  # [B, types, H, W] -> [B, H, W, types] -> action = square * types + type
+            advantage = self.advantage(features.view(-1, *self.planes)).permute(0, 2, 3, 1).flatten(1)
+        else:
+            advantage = self.advantage(features)
+        return self.value(features) + advantage - advantage.mean(dim=1, keepdim=True)
 
 
 def legal(observations: dict[str, torch.Tensor]) -> torch.Tensor:
@@ -68,7 +100,35 @@ def legal(observations: dict[str, torch.Tensor]) -> torch.Tensor:
 
 
 class MaskedQNetwork(QNetwork):
-    """SB3's Q-network whose greedy action is the best LEGAL action (place 3)."""
+    """SB3's Q-network with a :class:`DuelingHead`, whose greedy action is the best LEGAL action (place 3).
+
+    ``net_arch`` is ``[hidden]``, the width of the value MLP.
+    """
+
+    def __init__(
+        self,
+        observation_space: gym.spaces.Dict,
+        action_space: gym.spaces.Discrete,
+        features_extractor: BaseFeaturesExtractor,
+        features_dim: int,
+        net_arch: list[int] | None = None,
+        activation_fn: type[nn.Module] = nn.ReLU,
+        normalize_images: bool = False,
+    ) -> None:
+        # QNetwork.__init__ would build an MLP head only to be replaced: set its fields here instead.
+        BasePolicy.__init__(
+            self,
+            observation_space,
+            action_space,
+            features_extractor=features_extractor,
+            normalize_images=normalize_images,
+        )
+        self.net_arch = net_arch or [256]
+        self.activation_fn = activation_fn
+        self.features_dim = features_dim
+        _, height, width = observation_space[PLANES].shape
+        filters = features_dim // (height * width)
+        self.q_net = DuelingHead(filters, height, width, int(action_space.n), self.net_arch[0])
 
     def _predict(self, observation: dict[str, torch.Tensor], deterministic: bool = True) -> torch.Tensor:
         q_values = self(observation).masked_fill(~legal(observation), -torch.inf)
@@ -92,10 +152,24 @@ class CompactReplayBuffer(DictReplayBuffer):
     """SB3's dict replay buffer storing planes as uint8 (x255) and the mask as packed bits.
 
     The planes are 0/1 except a few scalar planes in [0, 1], which keep 1/255 resolution.
+    With ``n_steps > 1`` a sample is an n-step transition (SB3's ``NStepReplayBuffer`` for dict
+    observations): the discounted rewards of up to ``n_steps`` moves, stopping at the end of the
+    game, the observation after the last of them and the discount left for its bootstrap.
     """
 
-    def __init__(self, buffer_size: int, observation_space: gym.spaces.Dict, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        buffer_size: int,
+        observation_space: gym.spaces.Dict,
+        *args: Any,
+        n_steps: int = 1,
+        gamma: float = 0.99,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(buffer_size, observation_space, *args, **kwargs)
+        if n_steps < 1:
+            raise ValueError(f"n_steps must be >= 1, got {n_steps}")
+        self.n_steps, self.gamma = n_steps, gamma
         self._mask_size = int(np.prod(observation_space[MASK].shape))
         packed = (self._mask_size + 7) // 8
         for store in (self.observations, self.next_observations):
@@ -117,9 +191,31 @@ class CompactReplayBuffer(DictReplayBuffer):
         return {PLANES: obs[PLANES].float() / 255.0, MASK: mask.flatten(1)[:, : self._mask_size].float()}
 
     def _get_samples(self, batch_inds: np.ndarray, env=None):  # noqa: ANN001, ANN202 (SB3's signature)
-        samples = super()._get_samples(batch_inds, env)
+        samples = super()._get_samples(batch_inds, env) if self.n_steps == 1 else self._n_step_samples(batch_inds)
         return samples._replace(
             observations=self._expand(samples.observations), next_observations=self._expand(samples.next_observations)
+        )
+
+    def _n_step_samples(self, batch_inds: np.ndarray) -> DictReplayBufferSamples:
+        """n-step transitions starting at ``batch_inds`` (environments drawn at random)."""
+        envs = np.random.randint(0, self.n_envs, size=len(batch_inds))
+        offsets = np.arange(self.n_steps)
+        rows = (batch_inds[:, None] + offsets) % self.buffer_size
+        dones, timeouts = self.dones[rows, envs[:, None]], self.timeouts[rows, envs[:, None]]
+        # The newest transition ends every sequence: what follows it is older data or nothing.
+        stop = (dones > 0) | (timeouts > 0) | (rows == (self.pos - 1) % self.buffer_size)
+        last = np.where(stop.any(axis=1), stop.argmax(axis=1), self.n_steps - 1)
+        used = offsets <= last[:, None]
+        rewards = (self.rewards[rows, envs[:, None]] * self.gamma**offsets * used).sum(axis=1, keepdims=True)
+        end = rows[np.arange(len(rows)), last]
+        finished = self.dones[end, envs] * (1 - self.timeouts[end, envs])
+        return DictReplayBufferSamples(
+            observations={key: self.to_torch(store[batch_inds, envs]) for key, store in self.observations.items()},
+            actions=self.to_torch(self.actions[batch_inds, envs]),
+            next_observations={key: self.to_torch(store[end, envs]) for key, store in self.next_observations.items()},
+            dones=self.to_torch(finished.reshape(-1, 1)),
+            rewards=self.to_torch(rewards.astype(np.float32)),
+            discounts=self.to_torch((self.gamma ** (last + 1)).astype(np.float32).reshape(-1, 1)),
         )
 
     @staticmethod
@@ -145,14 +241,30 @@ class MaskableDQN(DQN):
     """SB3's DQN with the legal-action mask applied wherever it picks or scores an action.
 
     ``game`` is saved with the model, so a checkpoint for another game is refused on load.
+    ``double_q``: the TD target scores the online network's best legal move with the target
+    network (Double DQN), which curbs the overestimation of a max over noisy values.
+    ``n_steps``: n-step returns (see :class:`CompactReplayBuffer`).
     """
 
     policy_aliases = {**DQN.policy_aliases, "MaskedDQNPolicy": MaskedDQNPolicy}
 
-    def __init__(self, policy: Any = MaskedDQNPolicy, env: Any = None, *, game: str = "", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        policy: Any = MaskedDQNPolicy,
+        env: Any = None,
+        *,
+        game: str = "",
+        double_q: bool = True,
+        n_steps: int = 1,
+        **kwargs: Any,
+    ) -> None:
         kwargs.setdefault("replay_buffer_class", CompactReplayBuffer)
+        if n_steps > 1:  # SB3 sets n-step returns up only for its own buffers: hand them to ours
+            extra = {"n_steps": n_steps, "gamma": kwargs.get("gamma", 0.99)}
+            kwargs["replay_buffer_kwargs"] = {**(kwargs.get("replay_buffer_kwargs") or {}), **extra}
         super().__init__(policy, env, **kwargs)
         self.game = game
+        self.double_q = double_q
         self._mask_rng = np.random.default_rng(kwargs.get("seed"))
 
     # place 1: warm-up sampling
@@ -180,7 +292,12 @@ class MaskableDQN(DQN):
             data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)
             discounts = data.discounts if getattr(data, "discounts", None) is not None else self.gamma
             with torch.no_grad():
-                target_q = masked_max(self.q_net_target(data.next_observations), legal(data.next_observations))
+                next_legal = legal(data.next_observations)
+                next_q = self.q_net_target(data.next_observations)
+                if self.double_q:  # the online network picks the move, the target network scores it
+                    best = self.q_net(data.next_observations).masked_fill(~next_legal, -torch.inf).argmax(dim=1)
+                    next_q = next_q.gather(1, best[:, None]).expand_as(next_q)
+                target_q = masked_max(next_q, next_legal)
                 target = data.rewards + (1 - data.dones) * discounts * target_q.reshape(-1, 1)
             current = torch.gather(self.q_net(data.observations), dim=1, index=data.actions.long())
             loss = F.smooth_l1_loss(current, target)

@@ -60,10 +60,11 @@ class Args:
     max_plies: int = arg(150, "an episode this long is cut (a draw)")
     shaping: float = arg(0.0, "weight of the material reward (0: rewards from outcomes only)")
     draw_reward: float = arg(0.0, "reward for a drawn or cut game (below 0: contempt for draws)")
+    cut_is_draw: bool = arg(True, "a game cut at max_plies ends as a draw (no bootstrap past the cut)")
     # network
     filters: int = arg(64, "convolution filters of the planes CNN")
-    features: int = arg(256, "features after the CNN")
-    hidden: int = arg(256, "hidden units of the Q head")
+    layers: int = arg(3, "3x3 convolutions of the planes CNN")
+    hidden: int = arg(256, "hidden units of the value MLP in the dueling Q head")
     # DQN
     total_steps: int = arg(300_000, "environment steps to train for (all envs together)")
     minutes: float = arg(0.0, "stop after this many minutes of training (0: no limit)")
@@ -72,6 +73,8 @@ class Args:
     learning_starts: int = arg(5_000, "warm-up steps of uniformly random legal moves before learning")
     batch_size: int = arg(128, "transitions per gradient step")
     gamma: float = arg(0.99, "discount per move of the learner")
+    n_steps: int = arg(1, "moves summed into each TD target (n-step returns)")
+    double_q: bool = arg(True, "Double DQN target: the online network picks, the target network scores")
     train_freq: int = arg(4, "environment steps between gradient steps")
     gradient_steps: int = arg(1, "gradient steps each time")
     target_update_interval: int = arg(2_000, "steps between copies to the target network")
@@ -91,7 +94,7 @@ class Args:
             raise ValueError(f"opponent must be one of {OPPONENTS}, got {self.opponent!r}")
         if game_class(self.game).num_players != 2:
             raise ValueError(f"the DQN baseline plays two-player games, not {self.game!r}")
-        for name in ("envs", "total_steps", "batch_size", "buffer_size", "checkpoint_every", "train_freq"):
+        for name in ("envs", "total_steps", "batch_size", "buffer_size", "checkpoint_every", "train_freq", "n_steps"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not 0.0 <= self.exploration_final_eps <= self.exploration_initial_eps <= 1.0:
@@ -101,7 +104,7 @@ class Args:
 PRESETS = {
     "smoke": dict(
         filters=16,
-        features=64,
+        layers=2,
         hidden=64,
         total_steps=3_000,
         buffer_size=5_000,
@@ -119,8 +122,10 @@ PRESETS = {
         total_steps=400_000,
         shaping=0.5,
         draw_reward=-0.5,
+        learning_rate=2.5e-4,
         exploration_fraction=0.1,
-        target_update_interval=1_000,
+        target_update_interval=8_000,
+        eval_every=50_000,
     ),
     "chess": dict(
         game="chess",
@@ -129,7 +134,7 @@ PRESETS = {
         buffer_size=300_000,
         max_plies=200,
         filters=96,
-        features=512,
+        layers=4,
         hidden=512,
     ),
 }
@@ -209,10 +214,25 @@ class MaterialShaping(gym.Wrapper):
         return observation, shaped, terminated, truncated, info
 
 
+class CutIsDraw(gym.Wrapper):
+    """A game cut at ``max_plies`` ends there, as the evaluation scores it: a draw.
+
+    Gymnasium calls the cut a truncation, after which SB3 bootstraps from the next position as
+    if the game went on; here the game is over, so the learner's values stay those of the game
+    it is scored on (the observation holds the ply count, so the cut is visible to it).
+    """
+
+    def step(self, action):
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        return observation, reward, terminated or truncated, False, info
+
+
 def make_env(args: Args, seat: int, opponent: object):
     def build() -> gym.Env:
-        env = GameEnv(args.game, opponent=opponent, agent_seat=seat, max_plies=args.max_plies)
-        return MaterialShaping(env, args.shaping, args.draw_reward) if args.shaping or args.draw_reward else env
+        env: gym.Env = GameEnv(args.game, opponent=opponent, agent_seat=seat, max_plies=args.max_plies)
+        if args.shaping or args.draw_reward:
+            env = MaterialShaping(env, args.shaping, args.draw_reward)
+        return CutIsDraw(env) if args.cut_is_draw else env
 
     return build
 
@@ -292,6 +312,8 @@ def build_model(args: Args, env: DummyVecEnv, device: str) -> MaskableDQN:
         learning_starts=args.learning_starts,
         batch_size=args.batch_size,
         gamma=args.gamma,
+        n_steps=args.n_steps,
+        double_q=args.double_q,
         train_freq=args.train_freq,
         gradient_steps=args.gradient_steps,
         target_update_interval=args.target_update_interval,
@@ -299,7 +321,7 @@ def build_model(args: Args, env: DummyVecEnv, device: str) -> MaskableDQN:
         exploration_initial_eps=args.exploration_initial_eps,
         exploration_final_eps=args.exploration_final_eps,
         policy_kwargs=dict(
-            features_extractor_kwargs=dict(features_dim=args.features, filters=args.filters),
+            features_extractor_kwargs=dict(filters=args.filters, layers=args.layers),
             net_arch=[args.hidden],
         ),
         seed=args.seed,

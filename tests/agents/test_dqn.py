@@ -24,7 +24,7 @@ def tiny_model(env, **kwargs) -> MaskableDQN:
         train_freq=8,
         target_update_interval=500,
         exploration_fraction=0.5,
-        policy_kwargs=dict(features_extractor_kwargs=dict(features_dim=32, filters=8), net_arch=[32]),
+        policy_kwargs=dict(features_extractor_kwargs=dict(filters=8, layers=2), net_arch=[32]),
         seed=0,
         device="cpu",
     )
@@ -74,7 +74,7 @@ def test_greedy_action_is_the_best_legal_one():
 
 
 def test_target_takes_the_max_over_the_next_legal_actions(monkeypatch):
-    model = tiny_model(DummyVecEnv([raising_env]), batch_size=1, gamma=0.5)
+    model = tiny_model(DummyVecEnv([raising_env]), batch_size=1, gamma=0.5, double_q=False)
     model.set_logger(configure(None, []))
     obs = raising_env().reset(seed=0)[0]
     next_mask = np.zeros_like(obs["action_mask"])
@@ -101,6 +101,45 @@ def test_target_takes_the_max_over_the_next_legal_actions(monkeypatch):
     model.train(gradient_steps=1, batch_size=1)
     assert seen["target"].item() == pytest.approx(1.0 + 0.5 * 4.0)
     assert masked_max(hand_set, torch.zeros_like(hand_set, dtype=torch.bool)).item() == 0.0
+
+
+def test_double_q_target_scores_the_online_networks_best_legal_move(monkeypatch):
+    model = tiny_model(DummyVecEnv([raising_env]), batch_size=1, gamma=0.5, double_q=True)
+    model.set_logger(configure(None, []))
+    obs = raising_env().reset(seed=0)[0]
+    next_mask = np.zeros_like(obs["action_mask"])
+    next_mask[[3, 7]] = 1
+    next_obs = {"observation": obs["observation"][None], "action_mask": next_mask[None]}
+    model.replay_buffer.add(
+        {k: v[None] for k, v in obs.items()}, next_obs, np.array([[5]]), np.array([1.0]), np.array([False]), [{}]
+    )
+    target_values = torch.full((1, LosAlamosState.num_actions), -1.0)
+    target_values[0, 3], target_values[0, 7], target_values[0, 100] = 2.0, 4.0, 50.0
+    online_values = torch.full((1, LosAlamosState.num_actions), -1.0)
+    online_values[0, 3], online_values[0, 7], online_values[0, 100] = 9.0, 1.0, 99.0  # online picks 3
+    online = model.q_net
+    monkeypatch.setattr(model, "q_net_target", lambda observations: target_values)
+    monkeypatch.setattr(model, "q_net", lambda observations: online(observations) * 0 + online_values)
+    seen = {}
+    loss = torch.nn.functional.smooth_l1_loss
+    monkeypatch.setattr(
+        dqn.F, "smooth_l1_loss", lambda current, target: seen.setdefault("t", target) + 0 * loss(current, target)
+    )
+    model.train(gradient_steps=1, batch_size=1)
+    assert seen["t"].item() == pytest.approx(1.0 + 0.5 * 2.0)  # the target's value of move 3, not its max 4
+
+
+def test_n_step_samples_sum_discounted_rewards_up_to_the_end_of_the_game():
+    env = raising_env()
+    obs = env.reset(seed=0)[0]
+    buffer = CompactReplayBuffer(10, env.observation_space, env.action_space, device="cpu", n_steps=3, gamma=0.5)
+    batched = {k: v[None] for k, v in obs.items()}
+    for reward, done in ((1.0, False), (2.0, False), (4.0, True), (8.0, False), (16.0, False)):
+        buffer.add(batched, batched, np.array([[1]]), np.array([reward]), np.array([done]), [{}])
+    sample = buffer._get_samples(np.array([0, 1, 2, 3, 4]))
+    assert sample.rewards[:, 0].tolist() == [1 + 0.5 * 2 + 0.25 * 4, 2 + 0.5 * 4, 4, 8 + 0.5 * 16, 16]
+    assert sample.dones[:, 0].tolist() == [1, 1, 1, 0, 0]  # the last two stop at the newest transition
+    assert sample.discounts[:, 0].tolist() == [0.125, 0.25, 0.5, 0.25, 0.5]
 
 
 def test_compact_buffer_round_trips_planes_and_masks():
