@@ -11,7 +11,15 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 import agents.dqn as dqn
 from agents import make_agent
 from agents.base import AgentError
-from agents.dqn import CompactReplayBuffer, DQNCheckpointError, MaskableDQN, load_model, masked_max, save_model
+from agents.dqn import (
+    CompactReplayBuffer,
+    DQNCheckpointError,
+    DuelingHead,
+    MaskableDQN,
+    load_model,
+    masked_max,
+    save_model,
+)
 from chess_envs import LosAlamosState
 from chess_envs.gym_env import GameEnv
 
@@ -71,6 +79,27 @@ def test_greedy_action_is_the_best_legal_one():
     action, _ = model.predict(obs, deterministic=True)
     assert int(action) == legal[np.argmax(q[legal])]
     assert np.argmax(q) not in legal or np.argmax(q) == int(action)
+
+
+def test_dueling_head_reads_each_moves_advantage_at_its_from_square():
+    torch.manual_seed(0)
+    head = DuelingHead(filters=4, height=6, width=6, num_actions=LosAlamosState.num_actions, hidden=8)
+    assert head.types == LosAlamosState.num_actions // 36
+    features = torch.randn(2, 4 * 36)
+    with torch.no_grad():
+        q = head(features)
+        planes = head.advantage(features.view(2, 4, 6, 6))  # [B, types, row, col]
+        advantage = q - head.value(features)
+    square, move_type = 6 * 2 + 5, 17  # the square on row 2, column 5
+    action = square * head.types + move_type
+    offset = advantage[:, 0] - planes[:, 0, 0, 0]  # the mean taken off every action alike
+    assert torch.allclose(advantage[:, action], planes[:, move_type, 2, 5] + offset, atol=1e-5)
+    assert torch.allclose(advantage.mean(dim=1), torch.zeros(2), atol=1e-5)
+
+
+def test_dueling_head_falls_back_to_a_linear_advantage_for_other_layouts():
+    head = DuelingHead(filters=4, height=6, width=6, num_actions=100, hidden=8)
+    assert head.types == 0 and head(torch.randn(3, 4 * 36)).shape == (3, 100)
 
 
 def test_target_takes_the_max_over_the_next_legal_actions(monkeypatch):
