@@ -102,23 +102,22 @@ def test_dueling_head_falls_back_to_a_linear_advantage_for_other_layouts():
     assert head.types == 0 and head(torch.randn(3, 4 * 36)).shape == (3, 100)
 
 
-def test_target_takes_the_max_over_the_next_legal_actions(monkeypatch):
-    model = tiny_model(DummyVecEnv([raising_env]), batch_size=1, gamma=0.5, double_q=False)
+def one_transition_model(double_q: bool) -> MaskableDQN:
+    """A model whose buffer holds one transition: reward 1, next legal moves 3 and 7, gamma 1/2."""
+    model = tiny_model(DummyVecEnv([raising_env]), batch_size=1, gamma=0.5, double_q=double_q)
     model.set_logger(configure(None, []))
     obs = raising_env().reset(seed=0)[0]
     next_mask = np.zeros_like(obs["action_mask"])
     next_mask[[3, 7]] = 1
+    next_obs = {"observation": obs["observation"][None], "action_mask": next_mask[None]}
     model.replay_buffer.add(
-        {k: v[None] for k, v in obs.items()},
-        {"observation": obs["observation"][None], "action_mask": next_mask[None]},
-        np.array([[5]]),
-        np.array([1.0]),
-        np.array([False]),
-        [{}],
+        {k: v[None] for k, v in obs.items()}, next_obs, np.array([[5]]), np.array([1.0]), np.array([False]), [{}]
     )
-    hand_set = torch.full((1, LosAlamosState.num_actions), -1.0)
-    hand_set[0, 3], hand_set[0, 7], hand_set[0, 100] = 2.0, 4.0, 50.0  # 100 is illegal next
-    monkeypatch.setattr(model, "q_net_target", lambda observations: hand_set)
+    return model
+
+
+def trained_target(model: MaskableDQN, monkeypatch) -> float:
+    """The TD target of one gradient step, caught on its way into the loss."""
     seen = {}
     loss = torch.nn.functional.smooth_l1_loss
 
@@ -128,34 +127,32 @@ def test_target_takes_the_max_over_the_next_legal_actions(monkeypatch):
 
     monkeypatch.setattr(dqn.F, "smooth_l1_loss", spy)
     model.train(gradient_steps=1, batch_size=1)
-    assert seen["target"].item() == pytest.approx(1.0 + 0.5 * 4.0)
+    return seen["target"].item()
+
+
+def hand_set_values(values: dict[int, float]) -> torch.Tensor:
+    q = torch.full((1, LosAlamosState.num_actions), -1.0)
+    for action, value in values.items():
+        q[0, action] = value
+    return q
+
+
+def test_target_takes_the_max_over_the_next_legal_actions(monkeypatch):
+    model = one_transition_model(double_q=False)
+    hand_set = hand_set_values({3: 2.0, 7: 4.0, 100: 50.0})  # 100 is illegal next
+    monkeypatch.setattr(model, "q_net_target", lambda observations: hand_set)
+    assert trained_target(model, monkeypatch) == pytest.approx(1.0 + 0.5 * 4.0)
     assert masked_max(hand_set, torch.zeros_like(hand_set, dtype=torch.bool)).item() == 0.0
 
 
 def test_double_q_target_scores_the_online_networks_best_legal_move(monkeypatch):
-    model = tiny_model(DummyVecEnv([raising_env]), batch_size=1, gamma=0.5, double_q=True)
-    model.set_logger(configure(None, []))
-    obs = raising_env().reset(seed=0)[0]
-    next_mask = np.zeros_like(obs["action_mask"])
-    next_mask[[3, 7]] = 1
-    next_obs = {"observation": obs["observation"][None], "action_mask": next_mask[None]}
-    model.replay_buffer.add(
-        {k: v[None] for k, v in obs.items()}, next_obs, np.array([[5]]), np.array([1.0]), np.array([False]), [{}]
-    )
-    target_values = torch.full((1, LosAlamosState.num_actions), -1.0)
-    target_values[0, 3], target_values[0, 7], target_values[0, 100] = 2.0, 4.0, 50.0
-    online_values = torch.full((1, LosAlamosState.num_actions), -1.0)
-    online_values[0, 3], online_values[0, 7], online_values[0, 100] = 9.0, 1.0, 99.0  # online picks 3
+    model = one_transition_model(double_q=True)
+    target_values = hand_set_values({3: 2.0, 7: 4.0, 100: 50.0})
+    online_values = hand_set_values({3: 9.0, 7: 1.0, 100: 99.0})  # online picks 3
     online = model.q_net
     monkeypatch.setattr(model, "q_net_target", lambda observations: target_values)
     monkeypatch.setattr(model, "q_net", lambda observations: online(observations) * 0 + online_values)
-    seen = {}
-    loss = torch.nn.functional.smooth_l1_loss
-    monkeypatch.setattr(
-        dqn.F, "smooth_l1_loss", lambda current, target: seen.setdefault("t", target) + 0 * loss(current, target)
-    )
-    model.train(gradient_steps=1, batch_size=1)
-    assert seen["t"].item() == pytest.approx(1.0 + 0.5 * 2.0)  # the target's value of move 3, not its max 4
+    assert trained_target(model, monkeypatch) == pytest.approx(1.0 + 0.5 * 2.0)  # the target's value of 3, not 4
 
 
 def test_n_step_samples_sum_discounted_rewards_up_to_the_end_of_the_game():
