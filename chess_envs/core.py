@@ -22,6 +22,11 @@ __all__ = [
     "BoundedCache",
     "HistoryState",
     "as_action",
+    "check_count",
+    "check_flag",
+    "check_reset_options",
+    "check_history",
+    "check_text",
     "bitboards_to_planes",
     "queen_knight_layout",
 ]
@@ -310,6 +315,61 @@ def as_action(action: Any, num_actions: int) -> int:
     if not 0 <= action < num_actions:
         raise ValueError(f"action {action} is outside the action space [0, {num_actions})")
     return action
+
+
+MAX_HISTORY = 32
+"""The most history steps an observation may hold (AlphaZero uses 8; each step is a block of planes)."""
+MAX_TEXT_LENGTH = 1_000
+"""The longest FEN or FEN4 accepted (real ones are under 300 characters)."""
+
+
+def check_history(history: Any) -> int:
+    """Validate a ``history`` option: an integer in [1, MAX_HISTORY] (numpy integers accepted)."""
+    if isinstance(history, (bool, np.bool_)) or not isinstance(history, (int, np.integer)):
+        raise ValueError(f"history must be an integer in [1, {MAX_HISTORY}], got {history!r}")
+    if not 1 <= history <= MAX_HISTORY:
+        raise ValueError(f"history must be in [1, {MAX_HISTORY}] steps, got {history}")
+    return int(history)
+
+
+def check_count(
+    value: Any, name: str, minimum: int = 1, maximum: int | None = None, allow_none: bool = False
+) -> int | None:
+    """Validate an integer option (Python or numpy integers; not bools) in [minimum, maximum]."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        kind = "an integer" + (" or None" if allow_none else "")
+        raise ValueError(f"{name} must be {kind}, got {type(value).__name__} {value!r}")
+    if value < minimum or (maximum is not None and value > maximum):
+        upper = f", at most {maximum}" if maximum is not None else ""
+        raise ValueError(f"{name} must be at least {minimum}{upper}, got {value}")
+    return int(value)
+
+
+def check_reset_options(options: Any) -> dict[str, Any]:
+    """The ``options`` of an env's ``reset``: None or a dict (such as ``{"fen": ...}``)."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise TypeError(f"reset options must be a dict such as {{'fen': ...}}, got {type(options).__name__}")
+    return options
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """Validate a boolean option: ``True`` or ``False`` only (``"no"`` is not false, so it is refused)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_text(text: Any, what: str) -> str:
+    """Validate position text (FEN, FEN4): a string of at most MAX_TEXT_LENGTH characters."""
+    if not isinstance(text, str):
+        raise TypeError(f"{what} must be a string, got {type(text).__name__}")
+    if len(text) > MAX_TEXT_LENGTH:
+        raise ValueError(f"{what} is {len(text):,} characters long; at most {MAX_TEXT_LENGTH:,} are accepted")
+    return text
 
 
 _BITS_PER_BOARD = 64

@@ -11,7 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 from chess_envs import render
-from chess_envs.core import GameState, IllegalActionError
+from chess_envs.core import GameState, IllegalActionError, check_count, check_reset_options
 from chess_envs.games import game_class
 
 Opponent = Callable[[GameState], int]
@@ -79,15 +79,12 @@ class GameEnv(gym.Env):
         self._fen = fen
         prototype = self._game(fen, **game_options)
         num_players = self._game.num_players
-        if max_plies is not None and (not isinstance(max_plies, int) or max_plies < 1):
-            raise ValueError(f"max_plies must be a positive integer or None, got {max_plies!r}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        if not isinstance(agent_seat, int) or not 0 <= agent_seat < num_players:
-            raise ValueError(f"agent_seat must be in [0, {num_players}), got {agent_seat!r}")
-        self.max_plies = max_plies
+        self.max_plies = check_count(max_plies, "max_plies", allow_none=True)
+        agent_seat = check_count(agent_seat, "agent_seat", minimum=0, maximum=num_players - 1)
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.agent_seat = agent_seat
@@ -156,8 +153,9 @@ class GameEnv(gym.Env):
         return self._state
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        options = check_reset_options(options)
         super().reset(seed=seed)
-        fen = (options or {}).get("fen", self._fen)
+        fen = options.get("fen", self._fen)
         self._state = self._game(fen, **self._game_options)
         self._done = False
         self._plies = 0

@@ -17,7 +17,7 @@ player (FFA) or one team (Teams, by king capture) is left, as the reference perf
 
 from __future__ import annotations
 
-import ast
+import re
 
 SIZE = 14
 NUM_SQUARES = SIZE * SIZE
@@ -222,15 +222,14 @@ class Board:
             raise TypeError(f"FEN4 must be a string, got {type(fen4).__name__}")
         text = fen4.strip()
         # The optional extras field is a brace-delimited dict that may itself hold dashes.
+        if len(text) > MAX_FEN4_LENGTH:
+            raise ValueError(f"FEN4 is {len(text):,} characters long; at most {MAX_FEN4_LENGTH:,} are accepted")
         extras: dict = {}
         if "{" in text:
-            start, end = text.index("{"), text.rindex("}")
-            try:
-                extras = ast.literal_eval(text[start : end + 1])
-            except (ValueError, SyntaxError) as err:
-                raise ValueError(f"malformed FEN4 extras {text[start : end + 1]!r}: {err}") from None
-            if not isinstance(extras, dict):
-                raise ValueError(f"FEN4 extras must be a dict, got {text[start : end + 1]!r}")
+            start, end = text.index("{"), text.rfind("}")
+            if end < start:
+                raise ValueError(f"FEN4 extras open with '{{' but never close: {text[start:]!r}")
+            extras = parse_extras(text[start : end + 1])
             text = text[:start] + text[end + 1 :]
             fields = [f for f in text.split("-") if f != ""]
         else:
@@ -702,6 +701,27 @@ class Board:
                 self._moves = []
                 return
 
+    def settle(self) -> None:
+        """FFA: in a position loaded from FEN4, take out every player who is to move with no legal
+        move, as play would have done before the position was reached (rules section 8): a
+        stalemated player scores 20 and is out; a checkmated one is out with no points awarded,
+        since the mating move is not known. The turn passes to the next player who can move, and
+        the game ends when one player is left. Play never reaches such a position, so this is for
+        loading only (it cannot be undone)."""
+        if self.mode != FFA or self._stack:
+            return
+        while not self.game_over and not self.generate(self.turn):
+            stuck = self.turn
+            stalemated = not self.in_check(stuck)
+            self._eliminate(stuck, [])
+            if stalemated:
+                self.points[stuck] += STALEMATE_POINTS
+            if self._count_live() <= 1:
+                self.game_over = True
+            else:
+                self.turn = next(c % 4 for c in range(stuck + 1, stuck + 4) if self.live[c % 4])
+        self._moves = None
+
     def pop(self) -> int:
         """Take back the last move and return it."""
         (
@@ -785,6 +805,81 @@ class Board:
             if move_text(move) == text:
                 return move
         raise ValueError(f"{text!r} is not a legal move for {COLOUR_NAMES[self.turn]} in {self.fen4()}")
+
+
+MAX_FEN4_LENGTH = 1_000
+_EXTRAS_TOKEN = re.compile(r"""\s*(?:'([^'\\]*)'|"([^"\\]*)"|(-?\d{1,9})\b|([{}()\[\]:,]))""")
+
+
+def parse_extras(text: str) -> dict[str, str | int | tuple]:
+    """The FEN4 extras field, a Python-style dict of strings, integers and tuples of them.
+
+    A small parser of its own (not ``ast``), so hostile text costs time linear in its length
+    and fails with a ValueError.
+
+    >>> parse_extras("{'enPassant':('','c6:d6','','')}")
+    {'enPassant': ('', 'c6:d6', '', '')}
+    """
+    shown = text if len(text) <= 80 else text[:77] + "..."
+    tokens: list[tuple[str, str | int]] = []
+    position = 0
+    while position < len(text):
+        match = _EXTRAS_TOKEN.match(text, position)
+        if match is None:
+            if text[position:].strip() == "":
+                break
+            raise ValueError(f"malformed FEN4 extras {shown!r}: unexpected {text[position:position + 10]!r}")
+        single, double, number, mark = match.groups()
+        if mark is not None:
+            tokens.append(("mark", mark))
+        elif number is not None:
+            tokens.append(("value", int(number)))
+        else:
+            tokens.append(("value", single if single is not None else double))
+        position = match.end()
+    tokens.append(("end", ""))
+    index = 0
+
+    def take(kind: str, value: str | None = None) -> str | int:
+        nonlocal index
+        token_kind, token = tokens[index]
+        if token_kind != kind or (value is not None and token != value):
+            wanted = value or kind
+            raise ValueError(f"malformed FEN4 extras {shown!r}: expected {wanted!r}, found {token!r}")
+        index += 1
+        return token
+
+    def scalar_or_tuple() -> str | int | tuple:
+        nonlocal index
+        kind, token = tokens[index]
+        if kind == "value":
+            index += 1
+            return token
+        if token not in ("(", "["):
+            raise ValueError(f"malformed FEN4 extras {shown!r}: expected a value, found {token!r}")
+        close = ")" if token == "(" else "]"
+        index += 1
+        items = []
+        while tokens[index] != ("mark", close):
+            items.append(take("value"))
+            if tokens[index] != ("mark", close):
+                take("mark", ",")
+        index += 1
+        return tuple(items)
+
+    extras: dict[str, str | int | tuple] = {}
+    take("mark", "{")
+    while tokens[index] != ("mark", "}"):
+        key = take("value")
+        if not isinstance(key, str):
+            raise ValueError(f"malformed FEN4 extras {shown!r}: keys must be quoted names, got {key!r}")
+        take("mark", ":")
+        extras[key] = scalar_or_tuple()
+        if tokens[index] != ("mark", "}"):
+            take("mark", ",")
+    take("mark", "}")
+    take("end")
+    return extras
 
 
 def _four_ints(field: str, what: str, flags: bool = True) -> list[int]:

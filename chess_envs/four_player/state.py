@@ -27,7 +27,7 @@ relative seat s may castle kingside / queenside; ``c + 13`` no-progress count
 ``c + 15 + s`` relative seat s's points ``min(points, 200) / 200``; ``c + 19 + s`` 1 when relative
 seat s is eliminated.
 
-Actions, 21366 = 196 frame from-squares x 109 move types, ``action = from * 109 + type``:
+Actions, 21364 = 196 frame from-squares x 109 move types, ``action = from * 109 + type``:
 types 0..51 orthogonal (``direction * 13 + distance - 1``, directions N E S W), 52..91 diagonal
 (``52 + direction * 10 + distance - 1``, directions NE SE SW NW), 92..99 knight steps (frame
 ``(row, col)`` steps (-2, 1), (-1, 2), (1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1)),
@@ -51,7 +51,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from chess_envs.core import HistoryState, Outcome, Termination, as_action
+from chess_envs.core import HistoryState, Outcome, Termination, as_action, check_flag, check_history, check_text
 from chess_envs.four_player.board import (
     BISHOP,
     DEAD,
@@ -198,12 +198,11 @@ class FourPlayerState(HistoryState):
         history: int = 4,
         claim_win: bool = True,
     ) -> None:
-        if not isinstance(history, int) or history < 1:
-            raise ValueError(f"history must be a positive integer, got {history!r}")
-        self.board = Board(START_FEN4 if fen4 is None else fen4, mode)
+        self.history = check_history(history)
+        self.claim_win = check_flag(claim_win, "claim_win")
+        self.board = Board(START_FEN4 if fen4 is None else check_text(fen4, "FEN4"), mode)
+        self.board.settle()
         self.mode = mode
-        self.history = history
-        self.claim_win = claim_win
         self.observation_shape = (_PLANES_PER_STEP * history + _META_PLANES, SIZE, SIZE)
         self._occurrences: list[int] = []
         self._start_history()

@@ -28,7 +28,16 @@ from typing import ClassVar
 
 import numpy as np
 
-from chess_envs.core import HistoryState, Outcome, Termination, as_action, queen_knight_layout
+from chess_envs.core import (
+    HistoryState,
+    Outcome,
+    Termination,
+    as_action,
+    check_flag,
+    check_history,
+    check_text,
+    queen_knight_layout,
+)
 from chess_envs.los_alamos.board import (
     KING,
     KNIGHT,
@@ -102,11 +111,11 @@ class LosAlamosState(HistoryState):
         history: int = 4,
         adjudicate_insufficient_material: bool = False,
     ) -> None:
-        if not isinstance(history, int) or history < 1:
-            raise ValueError(f"history must be a positive integer, got {history!r}")
-        self.board = Board(START_FEN if fen is None else fen)
-        self.history = history
-        self.adjudicate_insufficient_material = adjudicate_insufficient_material
+        self.history = check_history(history)
+        self.adjudicate_insufficient_material = check_flag(
+            adjudicate_insufficient_material, "adjudicate_insufficient_material"
+        )
+        self.board = Board(START_FEN if fen is None else check_text(fen, "fen"))
         self.observation_shape = (_PLANES_PER_STEP * history + _META_PLANES, SIZE, SIZE)
         self._occurrences: list[int] = []  # how often each position had occurred when it was reached
         self._start_history()

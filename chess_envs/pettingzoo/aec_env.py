@@ -20,7 +20,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from chess_envs import render
-from chess_envs.core import GameState
+from chess_envs.core import GameState, check_count, check_reset_options
 from chess_envs.games import game_class
 
 
@@ -51,11 +51,9 @@ class GameAECEnv(AECEnv, EzPickle):
         self._fen = fen
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        if max_plies is not None and (not isinstance(max_plies, int) or max_plies < 1):
-            raise ValueError(f"max_plies must be a positive integer or None, got {max_plies!r}")
         self.metadata = {**self.metadata, "name": name or f"{self._game.game_name}_v0"}
         self.render_mode = render_mode
-        self.max_plies = max_plies
+        self.max_plies = check_count(max_plies, "max_plies", allow_none=True)
         prototype = self._game(fen, **game_options)
         self.possible_agents = [f"player_{seat}" for seat in range(self._game.num_players)]
         self._num_actions = prototype.num_actions
@@ -90,7 +88,8 @@ class GameAECEnv(AECEnv, EzPickle):
         return {"observation": state.observation(seat), "action_mask": mask}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self.state = self._game((options or {}).get("fen", self._fen), **self._game_options)
+        options = check_reset_options(options)
+        self.state = self._game(options.get("fen", self._fen), **self._game_options)
         self._plies = 0
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)

@@ -30,7 +30,7 @@ import chess
 import chess.svg
 import numpy as np
 
-from chess_envs.core import HistoryState, Outcome, Termination, as_action
+from chess_envs.core import HistoryState, Outcome, Termination, as_action, check_flag, check_history, check_text
 from chess_envs.standard.encoding import ActionEncoding, get_encoding
 
 _ALL = (1 << 64) - 1
@@ -90,18 +90,15 @@ class ChessState(HistoryState):
         claim_draws: bool = True,
         action_encoding: str = "alphazero",
     ) -> None:
-        if not isinstance(history, int) or history < 1:
-            raise ValueError(f"history must be a positive integer, got {history!r}")
+        self.history = check_history(history)
+        self.claim_draws = check_flag(claim_draws, "claim_draws")
         self.encoding: ActionEncoding = get_encoding(action_encoding)
-        self.history = history
-        self.claim_draws = claim_draws
         self.num_actions = self.encoding.num_actions
         self.observation_shape = (_PLANES_PER_STEP * history + _META_PLANES, 8, 8)
         if fen is None:
             self.board = chess.Board()
         else:
-            if not isinstance(fen, str):
-                raise TypeError(f"fen must be a string, got {type(fen).__name__}")
+            check_text(fen, "fen")
             self.board = chess.Board(fen)
             _validate_board(self.board, fen)
         # One row per position of the game: 12 piece bitboards (white's, then black's) and
