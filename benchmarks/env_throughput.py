@@ -4,6 +4,8 @@ Every runner plays whole games of uniformly random legal moves and, except pytho
 alone, produces the observation planes and the legal-action mask at every ply:
 
 * ``Chess-v0 (gymnasium.make)``: our env as users call it, the move picked from the mask;
+* ``Chess-v0 vs opponent="random"``: the same against the built-in random opponent (plies of
+  both sides counted), which measures what the env adds around an opponent's move;
 * ``ChessState``: our game state alone (observation, mask, outcome, apply);
 * ``PettingZoo chess_v6``: PettingZoo's classic chess through ``env.last()`` and ``step``;
 * ``python-chess``: ``list(board.legal_moves)`` + ``board.push`` only, ending a game on no
@@ -79,6 +81,22 @@ def gymnasium_games(games: int, seed: int) -> int:
     return plies
 
 
+def gymnasium_opponent_games(games: int, seed: int) -> int:
+    rng = random.Random(seed)
+    env = gym.make("Chess-v0", opponent="random")
+    plies = 0
+    for game in range(games):
+        observation, _ = env.reset(seed=seed + game)
+        done = False
+        while not done:
+            actions = np.flatnonzero(observation["action_mask"].view(bool))
+            observation, _, terminated, truncated, _ = env.step(actions[rng.randrange(len(actions))])
+            done = terminated or truncated
+        plies += env.unwrapped._plies
+    env.close()
+    return plies
+
+
 def pettingzoo_games(games: int, seed: int) -> int:
     from pettingzoo.classic import chess_v6
 
@@ -102,6 +120,7 @@ RUNNERS: dict[str, Callable[[int, int], int]] = {
     "python-chess (legal_moves + push)": python_chess_games,
     "ChessState (obs + mask)": chess_state_games,
     "Chess-v0 via gymnasium.make (obs + mask)": gymnasium_games,
+    "Chess-v0 vs opponent='random' (both sides)": gymnasium_opponent_games,
     "PettingZoo chess_v6 (obs + mask)": pettingzoo_games,
 }
 

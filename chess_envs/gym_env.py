@@ -46,7 +46,8 @@ class GameEnv(gym.Env):
     ## Episode End
     ``terminated`` when the game ends by its rules (``info["termination"]`` names the rule) or by
     an illegal action (``info["illegal_action"] = True``); ``truncated`` after ``max_plies`` plies
-    (counting the opponents' plies). Stepping a finished episode raises ``RuntimeError``.
+    (counting the opponents' plies). Stepping a finished episode raises ``RuntimeError``. An
+    opponent that fails inside ``step`` raises ``RuntimeError`` with the learner's move taken back.
 
     ## Arguments
     ``game``: a name ("chess") or a state class. ``fen``: start position. ``max_plies``: truncation.
@@ -128,13 +129,15 @@ class GameEnv(gym.Env):
         return int(self.np_random.choice(state.legal_actions()))
 
     def _opponent_action(self, policy: Any) -> int:
-        state = self._state.copy()
+        # The live state, not a copy: an opponent, like any Agent, leaves it as it found it.
         if hasattr(policy, "select_action"):
-            return policy.select_action(state)
-        return policy(state)
+            return policy.select_action(self._state)
+        return policy(self._state)
 
-    def _play_opponents(self) -> None:
+    def _play_opponents(self) -> int:
+        """Let the opponents move until it is the learner's turn; returns the plies played."""
         state = self._state
+        played = 0
         while (
             state.current_player != self.agent_seat
             and not state.is_terminal()
@@ -142,6 +145,8 @@ class GameEnv(gym.Env):
         ):
             state.apply(self._opponent_action(self._opponents[state.current_player]))
             self._plies += 1
+            played += 1
+        return played
 
     # -- the Gymnasium API -----------------------------------------------------------------
 
@@ -180,7 +185,7 @@ class GameEnv(gym.Env):
             return self._illegal_step(mover, error)
         self._plies += 1
         if self._opponents is not None:
-            self._play_opponents()
+            self._reply(state)
         outcome = state.outcome()
         terminated = outcome is not None
         truncated = not terminated and self.max_plies is not None and self._plies >= self.max_plies
@@ -193,6 +198,23 @@ class GameEnv(gym.Env):
             info["termination"] = outcome.termination.value
             info["returns"] = np.asarray(outcome.returns, dtype=np.float32)
         return observation, reward, terminated, truncated, info
+
+    def _reply(self, state: GameState) -> None:
+        """The opponents' replies to the learner's move; if an opponent fails, the learner's move
+        and any replies are taken back, so the episode goes on from where it was."""
+        before = self._plies - 1
+        try:
+            self._play_opponents()
+        except BaseException as error:
+            for _ in range(self._plies - before):
+                state.undo()
+            self._plies = before
+            if isinstance(error, Exception):
+                raise RuntimeError(
+                    f"the opponent failed ({type(error).__name__}: {error}); the learner's move was taken back, "
+                    f"so step() may be called again from the same position"
+                ) from error
+            raise
 
     def _illegal_step(self, mover: int, error: IllegalActionError):
         if not self._warned_illegal:

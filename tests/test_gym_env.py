@@ -16,6 +16,7 @@ import chess_envs
 from chess_envs import IllegalActionError
 from chess_envs.gym_env import GameEnv
 
+ENV_IDS = {"chess": "Chess-v0", "los_alamos": "LosAlamos-v0", "four_player": "FourPlayerChess-v0"}
 FOOLS_MATE = ["f2f3", "e7e5", "g2g4", "d8h4"]
 
 
@@ -251,3 +252,51 @@ def test_render_modes(mode):
     else:
         assert picture.shape == (8 * 48, 8 * 48, 3) and picture.dtype == np.uint8
         assert len(np.unique(picture.reshape(-1, 3), axis=0)) > 3
+
+
+class FailsOnCall:
+    """An opponent that plays its first legal move, and raises on its ``fail_at``-th call."""
+
+    name = "flaky"
+
+    def __init__(self, fail_at: int) -> None:
+        self.calls, self.fail_at = 0, fail_at
+
+    def reset(self) -> None:
+        """Nothing to forget."""
+
+    def select_action(self, state) -> int:
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise ConnectionError("engine died")
+        return int(state.legal_actions()[0])
+
+
+@pytest.mark.parametrize(("game", "fail_at"), [("los_alamos", 2), ("four_player", 5)])
+def test_a_failing_opponent_leaves_the_learner_to_move_again(game: str, fail_at: int) -> None:
+    """Four-player: the third opponent fails after two others replied; all of it is taken back."""
+    env = gym.make(ENV_IDS[game], opponent=FailsOnCall(fail_at), max_plies=50)
+    observation, _ = env.reset(seed=0)
+    observation, *_ = env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    state = env.unwrapped.state
+    before, mover, plies = state.to_text(), state.current_player, env.unwrapped._plies
+    action = int(np.flatnonzero(observation["action_mask"])[-1])
+    with pytest.raises(RuntimeError, match="opponent failed .*engine died.*taken back"):
+        env.step(action)
+    assert state.to_text() == before and state.current_player == mover and env.unwrapped._plies == plies
+    observation, *_ = env.step(action)  # the same move again, now answered
+    assert env.unwrapped.state.current_player == mover
+    assert observation["action_mask"].any()
+
+
+def test_the_opponent_sees_the_live_state_and_must_restore_it() -> None:
+    seen = []
+
+    def opponent(state):
+        seen.append(state)
+        return int(state.legal_actions()[0])
+
+    env = gym.make("LosAlamos-v0", opponent=opponent)
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+    assert seen and all(state is env.unwrapped.state for state in seen)
