@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agents.base import AgentError, known_kinds, make_agent
 from chess_envs.games import GAMES, game_class
-from evaluate.game import random_openings, read_openings
+from evaluate.game import MAX_OPENING_PLIES, random_openings, read_openings
 from evaluate.play import play_human, save_pgn
 from evaluate.ratings import rate
 from evaluate.report import crosstable, pairwise_results, pgn, plot_ratings, rating_table
@@ -18,11 +18,23 @@ from evaluate.results import write_atomic
 from evaluate.tournament import RESULTS_FILE, TournamentConfig, run_tournament
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
+def _count(minimum: int, maximum: int | None = None):
+    """An argparse type: an integer in [minimum, maximum]."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            bounds = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
+            raise argparse.ArgumentTypeError(f"must be {bounds}, got {value}")
+        return value
+
+    return parse
+
+
+_positive = _count(1)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -42,12 +54,16 @@ def _parser() -> argparse.ArgumentParser:
         help="games per pair (per table in four-player): a multiple of the seats, one per seat rotation",
     )
     t.add_argument("--out", type=Path, required=True, help="folder for games.jsonl, PGN, ratings and the plot")
-    t.add_argument("--openings-plies", type=int, default=4, help="random plies that make each opening")
+    t.add_argument(
+        "--openings-plies", type=_count(0, MAX_OPENING_PLIES), default=4, help="random plies that make each opening"
+    )
     t.add_argument("--openings-file", type=Path, help="FENs to open from, one per line (instead of random plies)")
     t.add_argument("--seed", type=int, default=0, help="seed of the random openings")
     t.add_argument("--max-plies", type=_positive, default=400, help="a game this long is scored a draw")
     t.add_argument("--workers", type=_positive, default=2, help="games played in parallel processes")
-    t.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals")
+    t.add_argument(
+        "--bootstrap", type=_count(0, 100_000), default=1000, help="bootstrap resamples for the intervals (0: none)"
+    )
     t.add_argument("--tensorboard", action="store_true", help="also log the ratings to TensorBoard in --out")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     p = commands.add_parser(

@@ -71,11 +71,24 @@ def play_game(game: str, agents: list[Agent], opening: str, *, game_id: str = ""
     return record
 
 
+MAX_OPENING_PLIES = 200
+"""Random opening plies allowed: past this, random games end before the opening does."""
+
+
 def random_openings(game: str, count: int, plies: int, seed: int) -> list[str]:
-    """``count`` positions reached by ``plies`` seeded random moves from the start (none finished)."""
+    """``count`` positions reached by ``plies`` seeded random moves from the start (none finished).
+
+    Random games that end before ``plies`` are drawn again, a bounded number of times: a
+    ValueError says when too few of them last that long.
+    """
+    if not 0 <= plies <= MAX_OPENING_PLIES:
+        raise ValueError(f"opening plies must be between 0 and {MAX_OPENING_PLIES}, got {plies}")
     rng = random.Random(seed)
     openings: list[str] = []
-    while len(openings) < count:
+    attempts = 20 * count + 100
+    for _ in range(attempts):
+        if len(openings) == count:
+            break
         state = new_state(game)
         for _ in range(plies):
             if state.is_terminal():
@@ -83,6 +96,11 @@ def random_openings(game: str, count: int, plies: int, seed: int) -> list[str]:
             state.apply(int(rng.choice(list(state.legal_actions()))))
         if not state.is_terminal():
             openings.append(state.to_text())
+    if len(openings) < count:
+        raise ValueError(
+            f"only {len(openings)} of {attempts} random {game} games lasted {plies} plies ({count} openings "
+            f"needed): use fewer --openings-plies"
+        )
     return openings
 
 
