@@ -99,6 +99,29 @@ def make_agent(spec: str | AgentSpec, game: str) -> Agent:
     return agent
 
 
+def check_device(device: str) -> str:
+    """Validate a torch device name: ``auto``, ``cpu``, ``cuda``, ``cuda:N`` or another device torch
+    knows and has; a ValueError says what is wrong (torch is imported only here)."""
+    import torch
+
+    if device == "auto":
+        return device
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError) as error:
+        raise ValueError(f"unknown device {device!r}: use auto, cpu or cuda[:N] ({error})") from None
+    if parsed.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"device {device!r} asked for, but this torch build sees no CUDA GPU; use cpu or auto")
+        if parsed.index is not None and parsed.index >= torch.cuda.device_count():
+            raise ValueError(f"device {device!r}: only {torch.cuda.device_count()} CUDA device(s) here")
+    elif parsed.type != "cpu":
+        backend = getattr(torch.backends, parsed.type, None)
+        if backend is None or not backend.is_available():
+            raise ValueError(f"device {device!r} is not available in this torch build; use cpu or auto")
+    return device
+
+
 def int_option(value: Any, name: str, minimum: int | None = None) -> int | None:
     """Parse an integer option of a spec string (None stays None)."""
     if value is None:

@@ -17,8 +17,8 @@ planes as uint8 and masks as packed bits, about four times smaller than SB3's fl
 
 from __future__ import annotations
 
-import os
-import tempfile
+import argparse
+import json
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -35,8 +35,11 @@ from stable_baselines3.common.type_aliases import DictReplayBufferSamples
 from stable_baselines3.dqn.policies import DQNPolicy, QNetwork
 from torch import nn
 
-from agents.base import AgentError, register_agent
+from agents.base import AgentError, check_device, register_agent
 from chess_envs.core import GameState
+from chess_envs.files import write_atomic
+from chess_envs.games import GAMES, new_state
+from chess_envs.gym_env import GameEnv
 
 PLANES, MASK = "observation", "action_mask"
 
@@ -320,65 +323,200 @@ def masked_max(q_values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.where(mask.any(dim=1), best, torch.zeros_like(best))
 
 
-def q_action(model: MaskableDQN, state: GameState) -> int:
-    """The greedy legal action of ``model`` in ``state`` (seen from the side to move)."""
+def q_action(policy: BasePolicy, state: GameState) -> int:
+    """The greedy legal action of a Q-policy in ``state`` (seen from the side to move)."""
     observation = {PLANES: state.observation()[None], MASK: state.legal_action_mask()[None].astype(np.int8)}
-    action, _ = model.predict(observation, deterministic=True)
+    action, _ = policy.predict(observation, deterministic=True)
     return int(action[0])
 
 
 # -- checkpoints ---------------------------------------------------------------------------
+#
+# A checkpoint is one torch file of tensors and plain values, read with weights_only=True, so
+# loading it never runs code (SB3's own zip unpickles its "data" entry). Its "meta" entry is
+# JSON: game, shapes, network sizes and step, checked before anything is built.
+
+FORMAT = "chess_envs.dqn/1"
+LIMITS = {"filters": 1024, "layers": 32, "hidden": 16_384}
+"""The largest network sizes a checkpoint may ask for (the presets use 96, 4 and 512)."""
+
+
+def network_sizes(model: MaskableDQN) -> dict[str, int]:
+    """filters, layers and hidden of a model's Q-network."""
+    kwargs = model.policy_kwargs
+    extractor = kwargs.get("features_extractor_kwargs", {})
+    return {
+        "filters": int(extractor.get("filters", 64)),
+        "layers": int(extractor.get("layers", 3)),
+        "hidden": int((kwargs.get("net_arch") or [256])[0]),
+    }
 
 
 def save_model(model: MaskableDQN, path: str | Path) -> Path:
-    """Save through SB3 into a temporary file, then rename: a crash never leaves half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".zip")
-    os.close(handle)
-    try:
-        model.save(temporary)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return path
+    """Write the model (weights, optimizer, counters; no replay) to ``path`` atomically."""
+    space = model.observation_space
+    meta = {
+        "game": model.game,
+        "observation_shape": list(space[PLANES].shape),
+        "num_actions": int(model.action_space.n),
+        "step": int(model.num_timesteps),
+        **network_sizes(model),
+    }
+    payload = {
+        "format": FORMAT,
+        "meta": json.dumps(meta),
+        "policy": model.policy.state_dict(),
+        "optimizer": model.policy.optimizer.state_dict(),
+        "counters": {
+            "num_timesteps": model.num_timesteps,
+            "n_updates": model._n_updates,
+            "episodes": model._episode_num,
+        },
+    }
+    return write_atomic(path, lambda handle: torch.save(payload, handle))
 
 
-def load_model(path: str | Path, game: str, env: Any = None, **kwargs: Any) -> MaskableDQN:
-    """Load a checkpoint for ``game``; DQNCheckpointError when it is missing, corrupt or foreign."""
+def _is_sb3_zip(path: Path) -> bool:
+    if not zipfile.is_zipfile(path):
+        return False
+    with zipfile.ZipFile(path) as archive:
+        names = set(archive.namelist())
+    return "data" in names and "policy.pth" in names
+
+
+def read_checkpoint(path: str | Path, game: str) -> tuple[dict, dict]:
+    """(meta, payload) of a checkpoint for ``game``, checked; DQNCheckpointError says what is wrong."""
     path = Path(path)
     if not path.is_file():
         raise DQNCheckpointError(f"no DQN checkpoint at {path}")
-    if not zipfile.is_zipfile(path):
-        raise DQNCheckpointError(f"{path} is not a DQN checkpoint (not an SB3 zip file)")
+    if _is_sb3_zip(path):
+        raise DQNCheckpointError(
+            f"{path} is a stable-baselines3 zip, whose loading unpickles code from the file; convert it once "
+            f"with python -m agents.dqn import-sb3 {path} NEW.pt --trust-pickle, only if you trust where it came from"
+        )
     try:
-        model = MaskableDQN.load(path, **kwargs)
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises many kinds on a damaged or foreign file
+        raise DQNCheckpointError(f"{path} is not a readable DQN checkpoint (corrupt or truncated?): {error}") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise DQNCheckpointError(f"{path} is not a chess_envs DQN checkpoint (format {FORMAT!r} expected)")
+    try:
+        meta = json.loads(payload["meta"])
+        meta_game = meta["game"]
+    except (KeyError, TypeError, ValueError) as error:
+        raise DQNCheckpointError(f"{path}: its metadata is unreadable ({error})") from None
+    if meta_game != game:
+        raise DQNCheckpointError(f"{path} was trained on {meta_game!r}, not {game!r}")
+    check_meta(meta, game, path)
+    return meta, payload
+
+
+def check_meta(meta: dict, game: str, path: str | Path) -> None:
+    """Shapes must be the game's and sizes within LIMITS, before any network is built."""
+    prototype = new_state(game)
+    if meta.get("observation_shape") != list(prototype.observation_shape) or meta.get("num_actions") != int(
+        prototype.num_actions
+    ):
+        raise DQNCheckpointError(
+            f"{path}: observations {meta.get('observation_shape')} and {meta.get('num_actions')} actions do not fit "
+            f"{game} ({list(prototype.observation_shape)}, {prototype.num_actions})"
+        )
+    for name, limit in LIMITS.items():
+        value = meta.get(name)
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= limit:
+            raise DQNCheckpointError(f"{path}: network size {name}={value!r} is outside 1..{limit}")
+
+
+def policy_kwargs(sizes: dict[str, int]) -> dict:
+    """SB3 policy keywords for the network sizes of :func:`network_sizes`."""
+    return dict(
+        features_extractor_kwargs=dict(filters=sizes["filters"], layers=sizes["layers"]), net_arch=[sizes["hidden"]]
+    )
+
+
+def load_policy(path: str | Path, game: str, device: str = "cpu") -> MaskedDQNPolicy:
+    """The Q-policy of a checkpoint, in eval mode: what playing needs, built only after the checks."""
+    meta, payload = read_checkpoint(path, game)
+    env = GameEnv(game)
+    policy = MaskedDQNPolicy(env.observation_space, env.action_space, lambda _: 0.0, **policy_kwargs(meta))
+    try:
+        policy.load_state_dict(payload["policy"])
+    except (KeyError, RuntimeError) as error:
+        raise DQNCheckpointError(f"{path}: the network in it does not load ({error})") from None
+    policy.set_training_mode(False)
+    return policy.to(device)
+
+
+def restore_model(model: MaskableDQN, path: str | Path) -> dict:
+    """Load a checkpoint's weights, optimizer and counters into ``model`` (built with the same sizes)."""
+    meta, payload = read_checkpoint(path, model.game)
+    wanted = network_sizes(model)
+    stored = {name: meta[name] for name in wanted}
+    if stored != wanted:
+        raise DQNCheckpointError(f"{path} holds a network of sizes {stored}, but this run asks for {wanted}")
+    try:
+        model.policy.load_state_dict(payload["policy"])
+        model.policy.optimizer.load_state_dict(payload["optimizer"])
+        counters = payload["counters"]
+        model.num_timesteps = int(counters["num_timesteps"])
+        model._n_updates = int(counters["n_updates"])
+        model._episode_num = int(counters["episodes"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as error:
+        raise DQNCheckpointError(f"{path}: its contents do not fit this model ({error})") from None
+    return meta
+
+
+def import_sb3(source: str | Path, target: str | Path) -> Path:
+    """Convert a stable-baselines3 zip of a MaskableDQN into the safe format. This UNPICKLES
+    ``source``, which can run any code it holds: call it only on files you trust."""
+    source = Path(source)
+    if not _is_sb3_zip(source):
+        raise DQNCheckpointError(f"{source} is not a stable-baselines3 zip")
+    try:
+        model = MaskableDQN.load(source, device="cpu")
     except Exception as error:  # SB3 raises many kinds on a damaged archive
-        raise DQNCheckpointError(f"{path} is corrupt or not a MaskableDQN checkpoint: {error}") from None
-    if getattr(model, "game", None) != game:
-        raise DQNCheckpointError(f"{path} was trained on {getattr(model, 'game', None)!r}, not {game!r}")
-    if env is not None:
-        model.set_env(env)
-    return model
+        raise DQNCheckpointError(f"{source} is corrupt or not a MaskableDQN checkpoint: {error}") from None
+    if model.game not in GAMES:
+        raise DQNCheckpointError(f"{source} names no known game ({model.game!r})")
+    return save_model(model, target)
 
 
 @register_agent("dqn")
 class DQNAgent:
-    """A trained MaskableDQN playing greedily: ``dqn:PATH``."""
+    """A trained MaskableDQN playing greedily: ``dqn:PATH`` (a checkpoint in the safe format)."""
 
     def __init__(self, game: str, path: str | None = None, device: str = "cpu") -> None:
         if path is None:
             raise ValueError("the dqn agent needs a checkpoint: dqn:PATH")
         self.name = "dqn"
         try:
-            self.model = load_model(path, game, device=device)
+            self.policy = load_policy(path, game, device=check_device(device))
         except DQNCheckpointError as error:
             raise AgentError(str(error)) from None
 
-    def reset(self) -> None:
-        """A DQN has no memory between moves."""
+    def reset(self, seed: int | None = None) -> None:
+        """A greedy DQN has no memory and no randomness."""
 
     def select_action(self, state: GameState) -> int:
-        return q_action(self.model, state)
+        return q_action(self.policy, state)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m agents.dqn", description="DQN checkpoint tools.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    convert = commands.add_parser("import-sb3", help="convert a stable-baselines3 zip into the safe format")
+    convert.add_argument("source", help="the SB3 zip (it is unpickled: it can run code)")
+    convert.add_argument("target", help="where to write the safe checkpoint")
+    convert.add_argument("--trust-pickle", action="store_true", help="required: you trust the source file")
+    args = parser.parse_args(argv)
+    if not args.trust_pickle:
+        parser.exit(2, "error: an SB3 zip can run code when loaded; pass --trust-pickle if you trust this file\n")
+    try:
+        path = import_sb3(args.source, args.target)
+    except (DQNCheckpointError, OSError) as error:
+        parser.exit(2, f"error: {error}\n")
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

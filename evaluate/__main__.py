@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 from agents.base import AgentError, known_kinds, make_agent
+from chess_envs.files import write_text_atomic
 from chess_envs.games import GAMES, game_class
 from evaluate.game import MAX_OPENING_PLIES, random_openings, read_openings
 from evaluate.play import play_human, save_pgn
 from evaluate.ratings import rate
 from evaluate.report import crosstable, pairwise_results, pgn, plot_ratings, rating_table
-from evaluate.results import write_atomic
 from evaluate.tournament import RESULTS_FILE, TournamentConfig, run_tournament
 
 
@@ -109,9 +109,9 @@ def tournament(args: argparse.Namespace) -> None:
     ratings = rate(results, players=config.agents, anchor=anchor, bootstrap=args.bootstrap)
     table, cross = rating_table(ratings, results), crosstable(records, config.agents)
     print(f"\n{cross}\n\n{table}")
-    write_atomic(args.out / "crosstable.txt", f"{cross}\n\n{table}\n")
-    write_atomic(args.out / "games.pgn", pgn(records))
-    write_atomic(args.out / "ratings.json", json.dumps([r.__dict__ for r in ratings], indent=2))
+    write_text_atomic(args.out / "crosstable.txt", f"{cross}\n\n{table}\n")
+    write_text_atomic(args.out / "games.pgn", pgn(records))
+    write_text_atomic(args.out / "ratings.json", json.dumps([r.__dict__ for r in ratings], indent=2))
     plot_ratings(ratings, args.out / "ratings.png", f"{args.game}: {len(records)} games")
     if args.tensorboard:
         from torch.utils.tensorboard import SummaryWriter

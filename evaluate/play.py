@@ -15,11 +15,11 @@ import chess
 
 from agents.base import Agent
 from chess_envs.core import GameState
+from chess_envs.files import write_text_atomic
 from chess_envs.games import new_state
 from chess_envs.render import render_ansi
 from evaluate.game import GameRecord
 from evaluate.report import pgn
-from evaluate.results import write_atomic
 
 _PIECE_LETTERS = {"P": "", "N": "N", "B": "B", "R": "R", "Q": "Q", "K": "K"}
 
@@ -137,4 +137,4 @@ def play_human(
 
 def save_pgn(record: GameRecord, path: str | Path) -> None:
     """Write the game as PGN (temporary file, then rename)."""
-    write_atomic(Path(path), pgn([record]))
+    write_text_atomic(Path(path), pgn([record]))

@@ -8,6 +8,7 @@ from pathlib import Path
 import chess
 import chess.pgn
 
+from chess_envs.files import write_atomic
 from evaluate.game import GameRecord
 from evaluate.ratings import Rating, Result, likelihood_of_superiority
 
@@ -82,10 +83,10 @@ def plot_ratings(ratings: list[Rating], path: Path, title: str) -> None:
     axes.set_title(title)
     axes.grid(axis="x", alpha=0.3)
     figure.tight_layout()
-    temporary = path.with_name(path.stem + ".tmp.png")
-    figure.savefig(temporary, dpi=100)
-    plt.close(figure)
-    temporary.replace(path)
+    try:
+        write_atomic(path, lambda handle: figure.savefig(handle, dpi=100, format="png"))
+    finally:
+        plt.close(figure)
 
 
 def pgn(records: list[GameRecord]) -> str:

@@ -58,10 +58,3 @@ class ResultsWriter:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)

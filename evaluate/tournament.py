@@ -22,9 +22,10 @@ from pathlib import Path
 from tqdm import tqdm
 
 from agents.base import Agent, make_agent
+from chess_envs.files import write_text_atomic
 from chess_envs.games import game_class
 from evaluate.game import GameRecord, play_game
-from evaluate.results import ResultsWriter, read_results, write_atomic
+from evaluate.results import ResultsWriter, read_results
 
 RESULTS_FILE = "games.jsonl"
 CONFIG_FILE = "tournament.json"
@@ -132,7 +133,7 @@ def prepare_output(config: TournamentConfig, out: Path) -> None:
                 f"choose another --out or rerun with the same settings to resume"
             )
     else:
-        write_atomic(path, json.dumps(wanted, indent=2))
+        write_text_atomic(path, json.dumps(wanted, indent=2))
 
 
 def run_tournament(config: TournamentConfig, out: Path, workers: int = 1, progress: bool = True) -> list[GameRecord]:

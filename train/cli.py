@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import Any, TypeVar
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+from agents.base import check_device
 
 T = TypeVar("T")
 
@@ -58,3 +64,43 @@ def parse_args(
     except (TypeError, ValueError) as error:
         parser.error(str(error))
         raise  # unreachable: parser.error exits
+
+
+def fail(message: str) -> NoReturn:
+    """End a command line with a one-line error and exit code 2 (argparse's code for bad usage)."""
+    print(f"error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def check_args(args: Any) -> None:
+    """Checks every training command shares: floats finite, learning rate positive, device usable."""
+    for field in dataclasses.fields(args):
+        value = getattr(args, field.name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{field.name} must be a finite number, got {value}")
+    if args.learning_rate <= 0:
+        raise ValueError(f"learning_rate must be > 0, got {args.learning_rate}")
+    check_device(args.device)
+
+
+def check_memory(what: str, bytes_needed: int) -> None:
+    """Refuse a buffer that cannot fit in this machine's memory, before allocating it."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not every system reports it
+        return
+    if bytes_needed > 0.8 * total:
+        raise ValueError(
+            f"{what} would take {bytes_needed / 1e9:.1f} GB, more than 80% of this machine's {total / 1e9:.1f} GB"
+        )
+
+
+def prepare_run_dir(run_dir: Path) -> None:
+    """Create the run folder and prove it writable before any work starts (else :func:`fail`)."""
+    probe = run_dir / f".write-test.{os.getpid()}"
+    try:
+        (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as error:
+        fail(f"cannot write the run folder {run_dir}: {error.strerror or error}")

@@ -12,16 +12,17 @@ with ``--shaping`` and ``--draw-reward``, a material reward and a price on draws
 ``exploration_initial_eps`` to ``exploration_final_eps`` over ``exploration_fraction`` of the
 steps. A run folder ``runs/<run_name>/`` holds ``args.json``, SB3's TensorBoard events and
 ``progress.csv`` (with ``eval/score_vs_random`` and ``eval/score_vs_greedy``) and
-``checkpoints/last.zip`` plus ``checkpoints/replay.pkl``, both written atomically.
+``checkpoints/``: the model and the replay buffer of one step (``model_<step>.pt``,
+``replay_<step>.npz``), the ``manifest.json`` that names them, and ``last.pt`` to play with.
+No file of a run is loaded with pickle.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import os
-import tempfile
 import time
+import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -33,15 +34,26 @@ from stable_baselines3.common.logger import configure
 from stable_baselines3.common.vec_env import DummyVecEnv
 from tqdm import tqdm
 
-from agents.dqn import DQNCheckpointError, MaskableDQN, load_model, q_action, save_model
+from agents.dqn import (
+    MASK,
+    PLANES,
+    CompactReplayBuffer,
+    DQNCheckpointError,
+    MaskableDQN,
+    q_action,
+    restore_model,
+    save_model,
+)
 from agents.simple import GreedyAgent, RandomAgent
 from chess_envs.core import GameState
+from chess_envs.files import remove_stale_temporaries, write_atomic, write_text_atomic
 from chess_envs.games import GAMES, game_class, new_state
 from chess_envs.gym_env import GameEnv
 from evaluate.game import play_game
-from train.cli import arg, parse_args
+from train.cli import arg, check_args, check_memory, fail, parse_args, prepare_run_dir
 
 OPPONENTS = ("random", "greedy", "self")
+RUN_FORMAT = "chess_envs.dqn-run/1"
 
 
 @dataclass
@@ -99,6 +111,12 @@ class Args:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not 0.0 <= self.exploration_final_eps <= self.exploration_initial_eps <= 1.0:
             raise ValueError("need 0 <= exploration_final_eps <= exploration_initial_eps <= 1")
+        check_args(self)
+        space = GameEnv(self.game).observation_space
+        check_memory(
+            f"a replay buffer of {self.buffer_size:,} transitions",
+            self.buffer_size * CompactReplayBuffer.bytes_per_transition(space),
+        )
 
 
 PRESETS = {
@@ -161,7 +179,7 @@ class FrozenOpponent:
     def select_action(self, state: GameState) -> int:
         if self.rng.random() < self.epsilon:
             return int(self.rng.choice(state.legal_actions()))
-        return q_action(self.model, state)
+        return q_action(self.model.policy, state)
 
 
 class ModelAgent:
@@ -176,7 +194,7 @@ class ModelAgent:
         """Nothing carried between games."""
 
     def select_action(self, state: GameState) -> int:
-        return q_action(self.model, state)
+        return q_action(self.model.policy, state)
 
 
 class MaterialShaping(gym.Wrapper):
@@ -287,20 +305,114 @@ class TrainingCallback(BaseCallback):
         self.bar.close()
 
 
-def save_run(model: MaskableDQN, run_dir: Path) -> Path:
-    """The model, then the replay buffer, each written to a temporary file and renamed."""
-    folder = run_dir / "checkpoints"
-    path = save_model(model, folder / "last.zip")
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".replay.", suffix=".pkl")
-    os.close(handle)
+MANIFEST = "manifest.json"
+REPLAY_KEYS = (
+    "observation",
+    "action_mask",
+    "next_observation",
+    "next_action_mask",
+    "actions",
+    "rewards",
+    "dones",
+    "timeouts",
+)
+
+
+def save_replay(buffer: CompactReplayBuffer, path: Path, step: int) -> Path:
+    """The replay buffer as an ``.npz`` of plain arrays (loaded without pickle), written atomically."""
+    arrays = {
+        "observation": buffer.observations[PLANES],
+        "action_mask": buffer.observations[MASK],
+        "next_observation": buffer.next_observations[PLANES],
+        "next_action_mask": buffer.next_observations[MASK],
+        "actions": buffer.actions,
+        "rewards": buffer.rewards,
+        "dones": buffer.dones,
+        "timeouts": buffer.timeouts,
+        "position": np.array([buffer.pos, int(buffer.full), step], dtype=np.int64),
+    }
+    return write_atomic(path, lambda handle: np.savez(handle, **arrays))
+
+
+def load_replay(buffer: CompactReplayBuffer, path: Path) -> int:
+    """Fill ``buffer`` from :func:`save_replay`'s file, checking every shape; returns the file's step."""
     try:
-        model.save_replay_buffer(temporary)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, folder / "replay.pkl")
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return path
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in (*REPLAY_KEYS, "position")}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        raise DQNCheckpointError(f"{path} is not a readable replay file: {error}") from None
+    targets = {
+        "observation": buffer.observations[PLANES],
+        "action_mask": buffer.observations[MASK],
+        "next_observation": buffer.next_observations[PLANES],
+        "next_action_mask": buffer.next_observations[MASK],
+        "actions": buffer.actions,
+        "rewards": buffer.rewards,
+        "dones": buffer.dones,
+        "timeouts": buffer.timeouts,
+    }
+    for key, target in targets.items():
+        if arrays[key].shape != target.shape or arrays[key].dtype != target.dtype:
+            raise DQNCheckpointError(
+                f"{path}: {key} is {arrays[key].dtype}{list(arrays[key].shape)}, this run's buffer holds "
+                f"{target.dtype}{list(target.shape)} (another --buffer-size or --envs?)"
+            )
+    position, full, step = (int(v) for v in arrays["position"])
+    if not 0 <= position < buffer.buffer_size:
+        raise DQNCheckpointError(f"{path}: position {position} is outside the buffer")
+    for key, target in targets.items():
+        target[...] = arrays[key]
+    buffer.pos, buffer.full = position, bool(full)
+    return step
+
+
+def save_run(model: MaskableDQN, run_dir: Path) -> Path:
+    """Model and replay as one unit: both files are named by their step, then ``manifest.json``,
+    which names them, is renamed into place last. A kill at any moment leaves the previous
+    manifest and its files, or the new ones. ``last.pt``, for playing, is a copy of the model."""
+    folder = run_dir / "checkpoints"
+    step = model.num_timesteps
+    model_file, replay_file = f"model_{step:010d}.pt", f"replay_{step:010d}.npz"
+    save_model(model, folder / model_file)
+    save_replay(model.replay_buffer, folder / replay_file, step)
+    manifest = {"format": RUN_FORMAT, "step": step, "model": model_file, "replay": replay_file}
+    write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=2))
+    last = folder / "last.pt"
+    write_atomic(last, lambda handle: handle.write((folder / model_file).read_bytes()))
+    for old in [*folder.glob("model_*.pt"), *folder.glob("replay_*.npz")]:
+        if old.name not in (model_file, replay_file):
+            old.unlink(missing_ok=True)
+    return last
+
+
+def read_manifest(folder: Path) -> dict:
+    """The checkpoint manifest of a run, checked: it names a model and a replay file of one step."""
+    path = folder / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        names = (manifest["model"], manifest["replay"])
+        step = manifest["step"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise DQNCheckpointError(f"{path} is not a readable manifest: {error}") from None
+    if manifest.get("format") != RUN_FORMAT or not isinstance(step, int):
+        raise DQNCheckpointError(f"{path} is not a chess_envs DQN run manifest")
+    for name in names:
+        if not isinstance(name, str) or Path(name).name != name or not (folder / name).is_file():
+            raise DQNCheckpointError(f"{path} names {name!r}, which is not a file in {folder}")
+    return manifest
+
+
+def restore_run(model: MaskableDQN, run_dir: Path) -> None:
+    """Load the manifest's model and replay into ``model``; refuse a pair from different steps."""
+    folder = run_dir / "checkpoints"
+    manifest = read_manifest(folder)
+    meta = restore_model(model, folder / manifest["model"])
+    replay_step = load_replay(model.replay_buffer, folder / manifest["replay"])
+    if not meta["step"] == replay_step == manifest["step"]:
+        raise DQNCheckpointError(
+            f"{folder}: the manifest says step {manifest['step']}, its model is from step {meta['step']} and its "
+            f"replay from step {replay_step}; they must be one save"
+        )
 
 
 def build_model(args: Args, env: DummyVecEnv, device: str) -> MaskableDQN:
@@ -332,12 +444,16 @@ def build_model(args: Args, env: DummyVecEnv, device: str) -> MaskableDQN:
 def main(argv: list[str] | None = None) -> Path:
     args = parse_args(Args, PRESETS, argv, description=__doc__.splitlines()[0])
     run_dir = Path(args.runs_dir) / args.run_name
-    checkpoint = run_dir / "checkpoints" / "last.zip"
-    if checkpoint.exists() and not args.resume:
-        raise SystemExit(f"error: {run_dir} already holds a run; pass --resume or choose another --run-name")
-    device = args.device
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
+    folder = run_dir / "checkpoints"
+    started = (folder / MANIFEST).exists()
+    if (folder / "last.zip").exists() and not started:
+        fail(f"{run_dir} holds a checkpoint in the old pickled SB3 format; start a new --run-name")
+    if started and not args.resume:
+        fail(f"{run_dir} already holds a run; pass --resume or choose another --run-name")
+    prepare_run_dir(run_dir)
+    for stale in remove_stale_temporaries(folder):
+        print(f"removed {stale.name}, left by a save that was interrupted")
+    device = args.device if args.device != "auto" else "cuda" if torch.cuda.is_available() else "cpu"
     # The self-play opponent needs the model and the env needs the opponent: build the
     # environments around a placeholder that is pointed at the frozen copy once it exists.
     slot: dict[str, object] = {}
@@ -345,21 +461,17 @@ def main(argv: list[str] | None = None) -> Path:
     if args.opponent == "self":
         opponent = lambda state: slot["player"].select_action(state)  # noqa: E731
     env = DummyVecEnv([make_env(args, seat % 2, opponent) for seat in range(args.envs)])
-    if checkpoint.exists():
+    model = build_model(args, env, device)
+    if started:
         try:
-            model = load_model(checkpoint, args.game, env=env, device=device)
+            restore_run(model, run_dir)
         except DQNCheckpointError as error:
-            raise SystemExit(f"error: cannot resume {run_dir}: {error}") from None
-        replay = run_dir / "checkpoints" / "replay.pkl"
-        if replay.exists():
-            model.load_replay_buffer(replay)
+            env.close()
+            fail(f"cannot resume {run_dir}: {error}")
         print(f"resumed {run_dir} at step {model.num_timesteps}")
-    else:
-        if args.resume:
-            print(f"{run_dir} has no checkpoint yet: starting the run")
-        model = build_model(args, env, device)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
+    elif args.resume:
+        print(f"{run_dir} has no checkpoint yet: starting the run")
+    write_text_atomic(run_dir / "args.json", json.dumps(asdict(args), indent=2))
     model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
     frozen = None
     if args.opponent == "self":

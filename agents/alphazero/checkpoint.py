@@ -7,7 +7,6 @@ playing a network on the wrong board.
 
 from __future__ import annotations
 
-import os
 import pickle
 import zipfile
 from pathlib import Path
@@ -15,6 +14,8 @@ from pathlib import Path
 import torch
 
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig
+from chess_envs.files import write_atomic
+from chess_envs.games import new_state
 
 FORMAT = "chess_envs.alphazero/1"
 
@@ -25,13 +26,8 @@ class CheckpointError(ValueError):
 
 def save_checkpoint(path: str | Path, payload: dict) -> None:
     """Write ``payload`` (plus the format tag) to a temporary file, then rename it over ``path``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    torch.save({**payload, "format": FORMAT}, temporary)
-    with open(temporary, "rb") as handle:
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    payload = {**payload, "format": FORMAT}
+    write_atomic(path, lambda handle: torch.save(payload, handle))
 
 
 def load_checkpoint(path: str | Path, game: str | None = None, map_location: str | torch.device = "cpu") -> dict:
@@ -56,7 +52,19 @@ def load_network(
     """The network of a checkpoint, in eval mode on ``device``, and the whole payload."""
     payload = load_checkpoint(path, game, map_location=device)
     try:
-        network = AlphaZeroNet(NetworkConfig(**payload["network"]))
+        config = NetworkConfig.from_file(payload.get("network"))
+    except ValueError as error:
+        raise CheckpointError(f"{path}: {error}") from None
+    if game is not None:
+        prototype = new_state(game)
+        shape = (config.in_channels, config.height, config.width)
+        if shape != tuple(prototype.observation_shape) or config.num_actions != prototype.num_actions:
+            raise CheckpointError(
+                f"{path}: a network for planes {shape} and {config.num_actions} actions does not fit {game} "
+                f"({tuple(prototype.observation_shape)}, {prototype.num_actions})"
+            )
+    try:
+        network = AlphaZeroNet(config)
         network.load_state_dict(payload["model"])
     except (KeyError, TypeError, RuntimeError) as error:
         raise CheckpointError(f"{path}: the network in it does not load ({error})") from None

@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
+from agents.base import check_device
+
 
 @dataclass
 class NetworkConfig:
@@ -33,6 +35,52 @@ class NetworkConfig:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    @classmethod
+    def from_file(cls, values: object) -> NetworkConfig:
+        """A config read from a file, checked before anything is allocated: every size an integer
+        within LIMITS and the parameters at most MAX_PARAMETERS. ValueError says what is wrong."""
+        if (
+            not isinstance(values, dict)
+            or set(values) - set(LIMITS)
+            or not {"in_channels", "num_actions"} <= set(values)
+        ):
+            raise ValueError(f"a network config needs the keys {sorted(LIMITS)}, got {values!r}")
+        for name, value in values.items():
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= LIMITS[name]:
+                raise ValueError(f"network size {name}={value!r} is outside 1..{LIMITS[name]}")
+        config = cls(**values)
+        if config.parameters() > MAX_PARAMETERS:
+            raise ValueError(
+                f"the network would have {config.parameters():,} parameters, more than the {MAX_PARAMETERS:,} allowed"
+            )
+        return config
+
+    def parameters(self) -> int:
+        """An upper bound on the network's weights from the sizes alone (both policy head kinds counted)."""
+        f, squares = self.filters, self.height * self.width
+        conv = lambda c_in, c_out, k: c_in * c_out * k * k + 4 * c_out  # noqa: E731  (with BatchNorm)
+        trunk = conv(self.in_channels, f, 3) + self.blocks * 2 * conv(f, f, 3)
+        policy = (
+            conv(f, f, 3) + f * self.num_actions // max(squares, 1) + conv(f, 2, 1) + 2 * squares * self.num_actions
+        )
+        value = conv(f, 1, 1) + squares * self.value_hidden + self.value_hidden * (self.value_size + 1)
+        return trunk + policy + value
+
+
+LIMITS = {
+    "in_channels": 2_048,
+    "height": 64,
+    "width": 64,
+    "num_actions": 100_000,
+    "value_size": 8,
+    "filters": 1_024,
+    "blocks": 64,
+    "value_hidden": 8_192,
+}
+"""The largest sizes a checkpoint may ask for."""
+MAX_PARAMETERS = 200_000_000
+"""At most 800 MB of float32 weights: far above any network this project trains."""
 
 
 def _conv_block(in_channels: int, out_channels: int, kernel: int) -> nn.Sequential:
@@ -99,7 +147,7 @@ class AlphaZeroNet(nn.Module):
 
 
 def resolve_device(device: str = "auto") -> torch.device:
-    """``"auto"``: CUDA when present, else the CPU; otherwise the named device."""
-    if device == "auto":
+    """``"auto"``: CUDA when present, else the CPU; otherwise the named device, which must exist here."""
+    if check_device(device) == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     return torch.device(device)

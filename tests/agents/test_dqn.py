@@ -16,8 +16,9 @@ from agents.dqn import (
     DQNCheckpointError,
     DuelingHead,
     MaskableDQN,
-    load_model,
     masked_max,
+    read_checkpoint,
+    restore_model,
     save_model,
 )
 from chess_envs import LosAlamosState
@@ -191,19 +192,47 @@ def test_compact_buffer_round_trips_planes_and_masks():
 
 def test_checkpoints_are_atomic_and_refuse_other_games_and_corruption(tmp_path):
     model = tiny_model(DummyVecEnv([raising_env]))
-    path = save_model(model, tmp_path / "m.zip")
-    assert [p.name for p in tmp_path.iterdir()] == ["m.zip"]
-    assert load_model(path, "los_alamos").game == "los_alamos"
+    path = save_model(model, tmp_path / "m.pt")
+    assert [p.name for p in tmp_path.iterdir()] == ["m.pt"]
+    meta, _ = read_checkpoint(path, "los_alamos")
+    assert meta["game"] == "los_alamos" and meta["filters"] == 8
     with pytest.raises(DQNCheckpointError, match="trained on 'los_alamos', not 'chess'"):
-        load_model(path, "chess")
-    broken = tmp_path / "broken.zip"
+        read_checkpoint(path, "chess")
+    broken = tmp_path / "broken.pt"
     broken.write_bytes(path.read_bytes()[:2000])
-    with pytest.raises(DQNCheckpointError, match="not a DQN checkpoint|corrupt"):
-        load_model(broken, "los_alamos")
+    with pytest.raises(DQNCheckpointError, match="not a readable DQN checkpoint"):
+        read_checkpoint(broken, "los_alamos")
     with pytest.raises(DQNCheckpointError, match="no DQN checkpoint"):
-        load_model(tmp_path / "missing.zip", "los_alamos")
+        read_checkpoint(tmp_path / "missing.pt", "los_alamos")
     agent = make_agent(f"dqn:{path}", "los_alamos")
     state = LosAlamosState()
     assert state.legal_action_mask()[agent.select_action(state)]
     with pytest.raises(AgentError, match="trained on 'los_alamos'"):
         make_agent(f"dqn:{path}", "chess")
+
+
+def test_restore_model_brings_back_weights_optimizer_and_counters(tmp_path):
+    model = tiny_model(DummyVecEnv([raising_env]))
+    model.num_timesteps, model._n_updates = 1234, 56
+    path = save_model(model, tmp_path / "m.pt")
+    other = tiny_model(DummyVecEnv([raising_env]))
+    restore_model(other, path)
+    assert (other.num_timesteps, other._n_updates) == (1234, 56)
+    for mine, theirs in zip(model.policy.state_dict().values(), other.policy.state_dict().values()):
+        assert torch.equal(mine, theirs)
+    bigger = tiny_model(DummyVecEnv([raising_env]), policy_kwargs=dict(features_extractor_kwargs=dict(filters=16)))
+    with pytest.raises(DQNCheckpointError, match="sizes"):
+        restore_model(bigger, path)
+
+
+def test_a_trusted_sb3_zip_can_be_imported_explicitly(tmp_path, capsys):
+    model = tiny_model(DummyVecEnv([raising_env]))
+    model.save(tmp_path / "sb3.zip")
+    with pytest.raises(AgentError, match="stable-baselines3 zip.*--trust-pickle"):
+        make_agent(f"dqn:{tmp_path / 'sb3.zip'}", "los_alamos")
+    with pytest.raises(SystemExit) as refused:
+        dqn.main(["import-sb3", str(tmp_path / "sb3.zip"), str(tmp_path / "safe.pt")])
+    assert refused.value.code == 2 and "--trust-pickle" in capsys.readouterr().err
+    dqn.main(["import-sb3", str(tmp_path / "sb3.zip"), str(tmp_path / "safe.pt"), "--trust-pickle"])
+    agent = make_agent(f"dqn:{tmp_path / 'safe.pt'}", "los_alamos")
+    assert LosAlamosState().legal_action_mask()[agent.select_action(LosAlamosState())]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
 
-from agents.dqn import load_model
+from agents.dqn import read_checkpoint
 from train.dqn import main
 
 
@@ -15,27 +16,59 @@ def run(tmp_path: Path, *flags: str) -> Path:
     return main(["--preset", "smoke", "--runs-dir", str(tmp_path), "--run-name", "s", "--progress", "false", *flags])
 
 
-def test_smoke_trains_checkpoints_logs_and_resumes(tmp_path):
+def test_smoke_trains_checkpoints_logs_and_resumes(tmp_path, capsys):
     path = run(tmp_path, "--total-steps", "2000", "--eval-every", "1000")
-    first = load_model(path, "los_alamos")
-    assert first.num_timesteps == 2000
+    first, _ = read_checkpoint(path, "los_alamos")
+    assert first["step"] == 2000
     run_dir = tmp_path / "s"
-    assert (run_dir / "checkpoints" / "replay.pkl").exists()
+    manifest = json.loads((run_dir / "checkpoints" / "manifest.json").read_text())
+    assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == sorted(
+        ["last.pt", "manifest.json", manifest["model"], manifest["replay"]]
+    )
     assert any(p.name.startswith("events.out.tfevents") for p in run_dir.iterdir())
     rows = list(csv.DictReader((run_dir / "progress.csv").open()))
     assert any(row.get("eval/score_vs_random") for row in rows)
-    with pytest.raises(SystemExit, match="already holds a run"):
+    with pytest.raises(SystemExit) as refused:
         run(tmp_path, "--total-steps", "2000")
-    resumed = load_model(run(tmp_path, "--total-steps", "3000", "--resume"), "los_alamos")
-    assert resumed.num_timesteps == 3000
-    assert resumed._n_updates > first._n_updates
-    assert resumed.exploration_rate == pytest.approx(resumed.exploration_final_eps)
+    assert refused.value.code == 2 and "already holds a run" in capsys.readouterr().err
+    resumed_path = run(tmp_path, "--total-steps", "3000", "--resume")
+    resumed, payload = read_checkpoint(resumed_path, "los_alamos")
+    assert resumed["step"] == 3000
+    assert payload["counters"]["n_updates"] > 0
 
 
-def test_resume_refuses_a_checkpoint_of_another_game(tmp_path):
+def test_resume_refuses_a_checkpoint_of_another_game(tmp_path, capsys):
     run(tmp_path, "--total-steps", "600", "--eval-every", "0")
-    with pytest.raises(SystemExit, match="trained on 'los_alamos', not 'chess'"):
+    with pytest.raises(SystemExit) as refused:
         run(tmp_path, "--game", "chess", "--total-steps", "700", "--resume")
+    assert refused.value.code == 2 and "trained on 'los_alamos', not 'chess'" in capsys.readouterr().err
+
+
+def test_a_kill_between_model_and_replay_resumes_the_previous_pair(tmp_path, capsys):
+    """A save killed after the new model but before its replay and manifest: the manifest still
+    names the previous pair, which resumes; stale temporary files are removed on start."""
+    run(tmp_path, "--total-steps", "1000", "--eval-every", "0")
+    folder = tmp_path / "s" / "checkpoints"
+    previous = json.loads((folder / "manifest.json").read_text())
+    (folder / "model_0000001500.pt").write_bytes((folder / previous["model"]).read_bytes())
+    (folder / ".replay_0000001500.npz.999999999.0123abcd.tmp").write_bytes(b"half a replay")
+    run(tmp_path, "--total-steps", "1200", "--eval-every", "0", "--resume")
+    out = capsys.readouterr().out
+    assert "resumed" in out and "at step 1000" in out and "removed .replay_0000001500" in out
+    assert not list(folder.glob(".*.tmp"))
+
+
+def test_a_mismatched_model_and_replay_are_refused(tmp_path, capsys):
+    run(tmp_path, "--total-steps", "600", "--eval-every", "0")
+    folder = tmp_path / "s" / "checkpoints"
+    first = json.loads((folder / "manifest.json").read_text())
+    kept = (folder / first["replay"]).read_bytes()
+    run(tmp_path, "--total-steps", "1100", "--eval-every", "0", "--resume")
+    second = json.loads((folder / "manifest.json").read_text())
+    (folder / second["replay"]).write_bytes(kept)  # the step-600 replay under the step-1100 name
+    with pytest.raises(SystemExit) as refused:
+        run(tmp_path, "--total-steps", "1500", "--eval-every", "0", "--resume")
+    assert refused.value.code == 2 and "must be one save" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,75 @@
+"""Files users keep (checkpoints, replay data, results), written whole or not at all.
+
+Every writer of the project goes through :func:`write_atomic`: the bytes go to a temporary file
+beside the target, are flushed to disk, and the file is renamed over the target, so a crash or
+Ctrl-C leaves the old file or the new one, never half of one. Temporary files are named
+``.<target>.<pid>.<random>.tmp``; :func:`remove_stale_temporaries` deletes those whose writer
+is gone (a run killed while saving). This sits in ``chess_envs`` because it is the one package
+every other imports; it needs nothing but the standard library.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+__all__ = ["remove_stale_temporaries", "write_atomic", "write_text_atomic"]
+
+_TEMPORARY = re.compile(r"^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$")
+
+
+def write_atomic(path: str | Path, write: Callable[[BinaryIO], object]) -> Path:
+    """Call ``write(handle)`` on a temporary file beside ``path``, then rename it over ``path``.
+
+    The folder is created if needed; the temporary file is removed if ``write`` fails.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(temporary, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    data = text.encode("utf-8")
+    return write_atomic(path, lambda handle: handle.write(data))
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def remove_stale_temporaries(folder: str | Path) -> list[Path]:
+    """Delete the temporary files in ``folder`` left by writers that are no longer running."""
+    folder = Path(folder)
+    removed = []
+    if not folder.is_dir():
+        return removed
+    for path in folder.iterdir():
+        match = _TEMPORARY.match(path.name)
+        if match and path.is_file() and not _alive(int(match.group(1))):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
