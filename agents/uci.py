@@ -10,8 +10,15 @@ chess as Fairy-Stockfish does (the checkpoint must be for that game). Supported:
 ``movetime``, ``wtime``/``btime``/``winc``/``binc``, ``depth`` and ``infinite``, ``stop``,
 ``setoption`` (``UCI_Variant``, ``Simulations``) and ``quit``. An AlphaZero search runs in a
 thread in chunks of simulations and reports ``info depth seldepth nodes nps score cp pv``
-after each; ``stop`` ends it at the next chunk. Anything malformed is answered with an
+after each; ``stop`` ends it at the next chunk; ``go ponder`` searches until ``ponderhit``
+(then the move's own limits apply) or ``stop``. Anything malformed is answered with an
 ``info string`` and ignored.
+
+The engine always answers ``go`` with a ``bestmove``: when the agent cannot be loaded or fails
+(a missing checkpoint, a dead engine child), it says why in an ``info string`` and plays a
+random legal move, and the agent is built again for the next ``go``. Input is read as bytes and
+decoded leniently; end of input is ``quit``, after which the search is stopped and joined and
+the process exits with code 0.
 """
 
 from __future__ import annotations
@@ -22,11 +29,12 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 import numpy as np
 
 from agents.base import make_agent
+from chess_envs.core import GameState
 from chess_envs.games import new_state
 
 VARIANTS = {"chess": "chess", "losalamos": "los_alamos"}
@@ -55,7 +63,9 @@ class UCIEngine:
         self.state = new_state(VARIANTS[self.variant])
         self._search: threading.Thread | None = None
         self._stop = threading.Event()
+        self._ponderhit = threading.Event()
         self._lock = threading.Lock()
+        self._rng = np.random.default_rng(0)
 
     # -- output ----------------------------------------------------------------------------
 
@@ -85,7 +95,7 @@ class UCIEngine:
             "setoption": self._setoption,
             "debug": lambda _: None,
             "register": lambda _: None,
-            "ponderhit": lambda _: None,
+            "ponderhit": lambda _: self._ponderhit.set(),
         }
         if command == "quit":
             self._finish_search()
@@ -96,7 +106,7 @@ class UCIEngine:
             return True
         try:
             handler(args)
-        except (ValueError, IndexError, KeyError) as error:
+        except Exception as error:  # a GUI waits for answers: report everything, die of nothing
             self.complain(f"{line.strip()!r} ignored: {error}")
         return True
 
@@ -108,10 +118,11 @@ class UCIEngine:
         self.send("uciok")
 
     def _when_loaded(self, then: Callable[[], None]) -> None:
-        try:
-            self._load()
-        except (ValueError, OSError, RuntimeError) as error:
-            self.complain(f"cannot load the agent: {error}")
+        if self._search is None:  # a running search owns the agent
+            try:
+                self._load()
+            except Exception as error:  # reported; the next go falls back to a legal move
+                self.complain(f"cannot load the agent: {error}")
         then()
 
     def _load(self) -> None:
@@ -126,6 +137,21 @@ class UCIEngine:
         if self.agent is not None:
             self.agent.reset()
 
+    def _drop_agent(self) -> None:
+        """Close and forget the agent, so the next ``go`` builds a fresh one."""
+        agent, self.agent = self.agent, None
+        close = getattr(agent, "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception as error:  # a dead engine may fail to close; it is gone either way
+                self.complain(f"closing the agent failed: {error}")
+
+    def shutdown(self) -> None:
+        """Stop and join any search, then close the agent (``quit`` and end of input)."""
+        self._finish_search()
+        self._drop_agent()
+
     def _setoption(self, args: list[str]) -> None:
         if "name" not in args:
             raise ValueError("write setoption name NAME value VALUE")
@@ -139,7 +165,7 @@ class UCIEngine:
             if value.lower() != self.variant:
                 self._finish_search()
                 self.variant = value.lower()
-                self.agent = None
+                self._drop_agent()
                 self.state = new_state(VARIANTS[self.variant])
         elif name == "simulations":
             count = int(value)
@@ -173,13 +199,13 @@ class UCIEngine:
 
     def _go(self, args: list[str]) -> None:
         self._finish_search()
-        self._load()
         limits = _parse_go(args)
         state = self.state.copy()
         if state.is_terminal() or not len(state.legal_actions()):
             self.send("bestmove 0000")
             return
         self._stop.clear()
+        self._ponderhit.clear()
         self._search = threading.Thread(target=self._think, args=(state, limits), daemon=True)
         self._search.start()
 
@@ -205,34 +231,58 @@ class UCIEngine:
             nodes = self.simulations
         return nodes, seconds
 
-    def _think(self, state, limits: dict[str, int]) -> None:
-        nodes, seconds = self._budget(state, limits)
-        started = time.monotonic()
+    def _think(self, state: GameState, limits: dict[str, int]) -> None:
+        """The search thread: always ends by sending ``bestmove``."""
+        try:
+            self._load()
+            move = self._best_move(state, limits)
+        except Exception as error:  # a GUI waits for bestmove: fall back to a legal move
+            self.complain(f"the agent failed ({type(error).__name__}: {error}); playing a random legal move")
+            self._drop_agent()
+            move = state.action_to_move(int(self._rng.choice(state.legal_actions())))
+            if "ponder" in limits:
+                self._wait_for_ponder_end()
+        if "infinite" in limits:
+            self._stop.wait()
+        self.send(f"bestmove {move}")
+
+    def _wait_for_ponder_end(self) -> None:
+        while not (self._stop.is_set() or self._ponderhit.wait(0.02)):
+            pass
+
+    def _best_move(self, state: GameState, limits: dict[str, int]) -> str:
         mcts = getattr(self.agent, "mcts", None)
         if mcts is None:  # a plain agent: one answer, no search to report
-            action = self.agent.select_action(state.copy())
-            if "infinite" in limits:
-                self._stop.wait()
-            self.send(f"bestmove {state.action_to_move(action)}")
-            return
+            if "ponder" in limits:
+                self._wait_for_ponder_end()
+            return state.action_to_move(self.agent.select_action(state.copy()))
         from agents.alphazero.mcts import SearchTree
 
         tree = SearchTree(state)
+        started = time.monotonic()
         done = 0
+        if "ponder" in limits:  # search on the opponent's time until told how it went
+            while not (self._stop.is_set() or self._ponderhit.is_set()):
+                mcts.search([tree], simulations=_CHUNK)
+                done += _CHUNK
+                self._info(tree, done, time.monotonic() - started)
+            if self._stop.is_set():
+                return state.action_to_move(mcts.choose(tree))
+        nodes, seconds = self._budget(state, limits)
+        started, searched = time.monotonic(), 0
         while True:
-            chunk = _CHUNK if nodes is None else min(_CHUNK, nodes - done)
+            chunk = _CHUNK if nodes is None else min(_CHUNK, nodes - searched)
             mcts.search([tree], simulations=chunk)
+            searched += chunk
             done += chunk
             depth = self._info(tree, done, time.monotonic() - started)
-            if self._stop.is_set() or (nodes is not None and done >= nodes):
+            if self._stop.is_set() or (nodes is not None and searched >= nodes):
                 break
             if seconds is not None and time.monotonic() - started >= seconds:
                 break
             if "depth" in limits and depth >= limits["depth"]:
                 break
-        if "infinite" in limits:
-            self._stop.wait()
-        self.send(f"bestmove {state.action_to_move(mcts.choose(tree))}")
+        return state.action_to_move(mcts.choose(tree))
 
     def _info(self, tree, nodes: int, elapsed: float) -> int:
         """Send one info line; return the principal variation's length (the reported depth)."""
@@ -294,9 +344,19 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     engine = UCIEngine(args.checkpoint, args.agent)
     engine.handle(f"setoption name UCI_Variant value {args.variant}")
-    for line in sys.stdin:
-        if not engine.handle(line):
-            break
+    serve(engine, sys.stdin.buffer)
+
+
+def serve(engine: UCIEngine, stdin: BinaryIO) -> None:
+    """Feed ``engine`` the lines of ``stdin`` (bytes, decoded leniently) until ``quit`` or end of input."""
+    try:
+        for raw in iter(stdin.readline, b""):
+            if not engine.handle(raw.decode("utf-8", errors="replace")):
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        engine.shutdown()
 
 
 if __name__ == "__main__":

@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 RUN=${RUN:-dqn-la}
 python -m train.dqn --preset los_alamos --minutes 30 --run-name "$RUN" --resume --progress false
 python -m evaluate tournament --game los_alamos --games-per-pair 200 --out "runs/$RUN-eval" \
-    --agents random greedy "dqn:runs/$RUN/checkpoints/last.zip"
+    --agents random greedy "dqn:runs/$RUN/checkpoints/last.pt"
