@@ -29,8 +29,9 @@ class Agent(Protocol):
         """A legal action of ``state`` (the agent may apply/undo on it but must restore it)."""
         ...
 
-    def reset(self) -> None:
-        """Forget anything carried from the previous game."""
+    def reset(self, seed: int | None = None) -> None:
+        """Forget anything carried from the previous game; with ``seed``, draw this game's random
+        choices from it, so a game is the same whoever plays it when (tournaments pass one)."""
         ...
 
 
@@ -122,7 +123,7 @@ def check_device(device: str) -> str:
     return device
 
 
-def int_option(value: Any, name: str, minimum: int | None = None) -> int | None:
+def int_option(value: Any, name: str, minimum: int | None = None, maximum: int | None = None) -> int | None:
     """Parse an integer option of a spec string (None stays None)."""
     if value is None:
         return None
@@ -132,4 +133,17 @@ def int_option(value: Any, name: str, minimum: int | None = None) -> int | None:
         raise ValueError(f"option {name} must be an integer, got {value!r}") from None
     if minimum is not None and number < minimum:
         raise ValueError(f"option {name} must be >= {minimum}, got {number}")
+    if maximum is not None and number > maximum:
+        raise ValueError(f"option {name} must be <= {maximum}, got {number}")
+    return number
+
+
+def float_option(value: Any, name: str, minimum: float, maximum: float) -> float:
+    """Parse a finite number option of a spec string within [minimum, maximum]."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"option {name} must be a number, got {value!r}") from None
+    if not minimum <= number <= maximum:  # also refuses nan
+        raise ValueError(f"option {name} must be between {minimum} and {maximum}, got {value!r}")
     return number

@@ -68,6 +68,7 @@ class StockfishAgent:
             raise ValueError(f"stockfish plays standard chess only, not {game!r}; use fairy-stockfish")
         self.name = "stockfish"
         self.limits = _Limits(skill, depth, nodes, movetime)
+        self._game = object()
         executable = _find_binary(path or binary, "stockfish")
         try:
             self.engine = chess.engine.SimpleEngine.popen_uci(executable)
@@ -76,8 +77,11 @@ class StockfishAgent:
         except (chess.engine.EngineError, chess.engine.EngineTerminatedError, OSError) as error:
             raise AgentError(f"could not start {executable}: {error}") from error
 
-    def reset(self) -> None:
-        """Each position is sent with its whole game, so there is nothing to reset."""
+    def reset(self, seed: int | None = None) -> None:
+        """A new game for Stockfish (``ucinewgame``: its hash is cleared, so a game does not depend
+        on the games before it). Stockfish has no seed; with ``skill`` below 20 it is not
+        reproducible."""
+        self._game = object()
 
     def select_action(self, state: GameState) -> int:
         limit = chess.engine.Limit(
@@ -86,7 +90,7 @@ class StockfishAgent:
             time=None if self.limits.movetime is None else self.limits.movetime / 1000,
         )
         try:
-            result = self.engine.play(state.board, limit)
+            result = self.engine.play(state.board, limit, game=self._game)
         except (chess.engine.EngineError, chess.engine.EngineTerminatedError) as error:
             raise AgentError(f"stockfish failed in {state.to_text()}: {error!r}") from error
         if result.move is None:
@@ -155,7 +159,8 @@ class FairyStockfishAgent:
             if line.startswith(prefix):
                 return line.strip()
 
-    def reset(self) -> None:
+    def reset(self, seed: int | None = None) -> None:
+        """``ucinewgame``: the engine's hash is cleared between games (it has no seed)."""
         self._send("ucinewgame")
 
     def select_action(self, state: GameState) -> int:

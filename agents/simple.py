@@ -16,11 +16,13 @@ class RandomAgent:
         if path is not None:
             raise ValueError("the random agent takes no path")
         self.name = "random"
-        self._seed = int_option(seed, "seed")
-        self.rng = np.random.default_rng(self._seed)
+        self.rng = np.random.default_rng(int_option(seed, "seed"))
 
-    def reset(self) -> None:
-        """Random agents keep their stream across games so a seeded match is not repetitive."""
+    def reset(self, seed: int | None = None) -> None:
+        """With ``seed``, this game's moves come from it; without, the stream goes on across games
+        (so a seeded match is not repetitive)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
 
     def select_action(self, state: GameState) -> int:
         return int(self.rng.choice(state.legal_actions()))
@@ -37,8 +39,10 @@ class GreedyAgent:
         self.name = "greedy"
         self.rng = np.random.default_rng(int_option(seed, "seed"))
 
-    def reset(self) -> None:
-        """Nothing to forget between games."""
+    def reset(self, seed: int | None = None) -> None:
+        """With ``seed``, this game's tie-breaks come from it."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
 
     def select_action(self, state: GameState) -> int:
         me = state.current_player

@@ -43,7 +43,7 @@ def measure(
     evaluator: NetworkEvaluator, fens: list[str], simulations: int, leaves: int, together: bool
 ) -> tuple[float, float]:
     """(simulations per second, network positions per second) of one move's search per opening."""
-    config = MCTSConfig(simulations=simulations, leaves_per_tree=leaves, cache_size=0)
+    config = MCTSConfig(simulations=simulations, leaves_per_tree=leaves, cache_mb=0)
     mcts = MCTS(evaluator, 2, config, np.random.default_rng(0))
     trees = [SearchTree(new_state("los_alamos", fen)) for fen in fens]
     start = time.perf_counter()

@@ -58,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
         "--openings-plies", type=_count(0, MAX_OPENING_PLIES), default=4, help="random plies that make each opening"
     )
     t.add_argument("--openings-file", type=Path, help="FENs to open from, one per line (instead of random plies)")
-    t.add_argument("--seed", type=int, default=0, help="seed of the random openings")
+    t.add_argument("--seed", type=int, default=0, help="seed of the random openings and of every game's agents")
     t.add_argument("--max-plies", type=_positive, default=400, help="a game this long is scored a draw")
     t.add_argument("--workers", type=_positive, default=2, help="games played in parallel processes")
     t.add_argument(
@@ -102,7 +102,9 @@ def tournament(args: argparse.Namespace) -> None:
         openings = read_openings(str(args.openings_file), args.game)
     else:
         openings = random_openings(args.game, count, args.openings_plies, args.seed)
-    config = TournamentConfig(args.game, list(args.agents), args.games_per_pair, openings[:count], args.max_plies)
+    config = TournamentConfig(
+        args.game, list(args.agents), args.games_per_pair, openings[:count], args.max_plies, seed=args.seed
+    )
     records = run_tournament(config, args.out, workers=args.workers, progress=not args.quiet)
     results = pairwise_results(records)
     anchor = next((a for a in config.agents if a.split("?")[0] == "random"), None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import asdict, dataclass, field
 
@@ -34,8 +35,26 @@ class GameRecord:
         return record
 
 
-def play_game(game: str, agents: list[Agent], opening: str, *, game_id: str = "", max_plies: int = 400) -> GameRecord:
+def seat_seed(seed: int, game_id: str, seat: int) -> int:
+    """The seed of one seat in one game: a hash of the tournament seed, the game and the seat, so a
+    game's random choices do not depend on which worker plays it, or when."""
+    digest = hashlib.blake2b(f"{seed}|{game_id}|{seat}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 1
+
+
+def play_game(
+    game: str,
+    agents: list[Agent],
+    opening: str,
+    *,
+    game_id: str = "",
+    max_plies: int = 400,
+    seed: int | None = None,
+) -> GameRecord:
     """Play ``agents`` (one per seat, seat 0 first) from the FEN ``opening``.
+
+    Every agent is reset first; with ``seed``, each seat's agent gets :func:`seat_seed` of it,
+    so the same ``seed`` and ``game_id`` replay the same game move for move.
 
     An agent that fails (its engine died, it returned an illegal or malformed action) forfeits:
     it scores 0, the others 1, and ``forfeit`` says why. A game reaching ``max_plies`` is a draw,
@@ -43,8 +62,8 @@ def play_game(game: str, agents: list[Agent], opening: str, *, game_id: str = ""
     """
     state = new_state(game, opening)
     record = GameRecord(id=game_id, game=game, opening=opening, players=[a.name for a in agents])
-    for agent in agents:
-        agent.reset()
+    for seat, agent in enumerate(agents):
+        agent.reset(seed=None if seed is None else seat_seed(seed, game_id, seat))
     plies = 0
     while not state.is_terminal() and plies < max_plies:
         seat = state.current_player

@@ -12,8 +12,14 @@ the missing games.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from itertools import combinations
@@ -38,6 +44,8 @@ class TournamentConfig:
     games_per_pair: int
     openings: list[str]
     max_plies: int = 400
+    seed: int = 0
+    """each game's agents are seeded from (seed, game id): the same games with any number of workers"""
 
     def __post_init__(self) -> None:
         if len(self.agents) < 2:
@@ -92,14 +100,34 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
 _worker_agents: dict[str, Agent] = {}
 
 
-def _play(game: str, scheduled: ScheduledGame, max_plies: int) -> GameRecord:
+def _die_with_parent(parent: int) -> None:
+    """Worker initializer: end this worker when the tournament's process is gone, even by SIGKILL
+    (the kernel's parent-death signal on Linux, and a watch on the parent id everywhere)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _play(game: str, scheduled: ScheduledGame, max_plies: int, seed: int) -> GameRecord:
     """Play one scheduled game with this process's agents (built once, rebuilt after a failure)."""
     agents = []
     for spec in scheduled.players:
         if spec not in _worker_agents:
             _worker_agents[spec] = make_agent(spec, game)
         agents.append(_worker_agents[spec])
-    record = play_game(game, agents, scheduled.opening, game_id=scheduled.id, max_plies=max_plies)
+    record = play_game(game, agents, scheduled.opening, game_id=scheduled.id, max_plies=max_plies, seed=seed)
     if record.forfeit:
         for spec in scheduled.players:  # an engine that failed is restarted for the next game
             agent = _worker_agents.pop(spec)
@@ -148,15 +176,20 @@ def run_tournament(config: TournamentConfig, out: Path, workers: int = 1, progre
     with ResultsWriter(results_path) as writer:
         if workers <= 1:
             for scheduled in pending:
-                record = _play(config.game, scheduled, config.max_plies)
+                record = _play(config.game, scheduled, config.max_plies, config.seed)
                 writer.append(record)
                 done[record.id] = record
                 bar.update()
         else:
             # Spawned, not forked, workers: a fork of a process whose torch thread pools are
             # running (after loading a network) can deadlock in the child.
-            with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-                running = {pool.submit(_play, config.game, g, config.max_plies) for g in pending}
+            with ProcessPoolExecutor(
+                max_workers=workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_die_with_parent,
+                initargs=(os.getpid(),),
+            ) as pool:
+                running = {pool.submit(_play, config.game, g, config.max_plies, config.seed) for g in pending}
                 try:
                     while running:
                         finished, running = wait(running, return_when=FIRST_COMPLETED)

@@ -240,7 +240,7 @@ class Trainer:
             dirichlet_alpha=args.dirichlet_alpha,
             dirichlet_fraction=args.dirichlet_fraction,
             gumbel=args.gumbel,
-            cache_size=50_000,
+            cache_mb=64.0,
         )
         self.mcts = MCTS(NetworkEvaluator(self.network, self.device), self.num_players, mcts_config, self.rng)
         self.games: list[dict] = []

@@ -173,7 +173,7 @@ class FrozenOpponent:
     def refresh(self, model: MaskableDQN) -> None:
         self.model.policy.load_state_dict(model.policy.state_dict())
 
-    def reset(self) -> None:
+    def reset(self, seed: int | None = None) -> None:
         """Nothing carried between games."""
 
     def select_action(self, state: GameState) -> int:
@@ -190,7 +190,7 @@ class ModelAgent:
     def __init__(self, model: MaskableDQN) -> None:
         self.model = model
 
-    def reset(self) -> None:
+    def reset(self, seed: int | None = None) -> None:
         """Nothing carried between games."""
 
     def select_action(self, state: GameState) -> int:

@@ -53,7 +53,7 @@ class SelfPlayActor:
     def play(self, weights: dict, moves: int) -> tuple[list, dict]:
         collector = self.collector
         collector.network.load_state_dict(weights)
-        collector.mcts._cache.clear()  # evaluations of the old weights
+        collector.mcts.cache.clear()  # evaluations of the old weights
         evaluations = collector.mcts.network_evaluations
         finished = collector.self_play(moves)
         games, collector.finished_games = collector.finished_games, []

@@ -8,7 +8,7 @@ import torch
 from agents.alphazero.checkpoint import load_network
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
 from agents.alphazero.network import AlphaZeroNet, resolve_device
-from agents.base import int_option, register_agent
+from agents.base import float_option, int_option, register_agent
 from chess_envs.core import GameState
 from chess_envs.games import game_class
 
@@ -37,7 +37,12 @@ class NetworkEvaluator:
 
 @register_agent("alphazero")
 class AlphaZeroAgent:
-    """PUCT search guided by a trained network; deterministic at temperature 0 (the default)."""
+    """PUCT search guided by a trained network; deterministic at temperature 0 (the default).
+
+    Options: ``sims`` (simulations per move, up to 100,000), ``temperature``, ``device``,
+    ``gumbel``, ``seed``, ``leaves`` (per wave, up to 256) and ``cache_mb`` (memory for network
+    outputs of positions seen again, default 256; :meth:`reset` empties it).
+    """
 
     def __init__(
         self,
@@ -50,29 +55,32 @@ class AlphaZeroAgent:
         seed: int | str = 0,
         network: AlphaZeroNet | None = None,
         leaves: int | str = 8,
+        cache_mb: float | str = 256.0,
     ) -> None:
         self.name = "alphazero"
         self.device = resolve_device(device)
+        config = MCTSConfig(
+            simulations=int_option(sims, "sims", minimum=1, maximum=100_000),
+            gumbel=bool(int_option(gumbel, "gumbel", minimum=0, maximum=1)),
+            leaves_per_tree=int_option(leaves, "leaves", minimum=1, maximum=256),
+            cache_mb=float_option(cache_mb, "cache_mb", 0.0, 65_536.0),
+        )
+        self.temperature = float_option(temperature, "temperature", 0.0, 100.0)
+        self._seed = int_option(seed, "seed")
         if network is None:
             if path is None:
                 raise ValueError("the alphazero agent needs a checkpoint: alphazero:PATH?sims=N")
             network, _ = load_network(path, game, self.device)
-        self.temperature = float(temperature)
-        config = MCTSConfig(
-            simulations=int_option(sims, "sims", minimum=1),
-            gumbel=bool(int(gumbel)),
-            leaves_per_tree=int_option(leaves, "leaves", minimum=1),
-        )
         self.num_players = game_class(game).num_players
         self.mcts = MCTS(
-            NetworkEvaluator(network, self.device),
-            self.num_players,
-            config,
-            np.random.default_rng(int_option(seed, "seed")),
+            NetworkEvaluator(network, self.device), self.num_players, config, np.random.default_rng(self._seed)
         )
 
-    def reset(self) -> None:
-        """Each move searches afresh from the given state."""
+    def reset(self, seed: int | None = None) -> None:
+        """Empty the evaluation cache; with ``seed``, restart the search's random numbers from it."""
+        self.mcts.cache.clear()
+        if seed is not None:
+            self.mcts.rng = np.random.default_rng(seed)
 
     def select_action(self, state: GameState) -> int:
         tree = SearchTree(state.copy())

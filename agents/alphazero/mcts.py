@@ -11,6 +11,7 @@ and more (max-n): an edge out of a node is scored from the perspective of that n
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import OrderedDict
 from collections.abc import Callable
@@ -44,14 +45,65 @@ class MCTSConfig:
     virtual_loss: float = 1.0
     leaves_per_tree: int = 8
     """in-flight simulations per tree per batched evaluation"""
-    cache_size: int = 200_000
-    """positions whose network output is kept (keyed by the observation bytes)"""
+    cache_mb: float = 256.0
+    """memory for network outputs kept for positions seen again (0: no cache); see EvaluationCache"""
     gumbel: bool = False
     """root action by Gumbel sequential halving (for small simulation budgets)"""
     gumbel_considered: int = 16
     """actions considered at the root by the Gumbel search"""
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 1.0
+
+
+class EvaluationCache:
+    """Network outputs of positions seen before, least recently used first out, bounded in bytes.
+
+    An entry holds what a hit needs and no more: the logits of the legal moves and the value,
+    under a 16-byte digest of the planes and the legal actions (never the planes themselves).
+    Its size is counted as its arrays plus :attr:`OVERHEAD` for the key and the containers.
+    """
+
+    OVERHEAD = 400
+    """bytes per entry besides its arrays (dict slot, key, tuple, two array headers), measured"""
+
+    def __init__(self, megabytes: float) -> None:
+        if not (megabytes >= 0 and math.isfinite(megabytes)):
+            raise ValueError(f"cache_mb must be a finite number >= 0, got {megabytes}")
+        self.capacity = int(megabytes * 1_000_000)
+        self.bytes = 0
+        self._entries: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @staticmethod
+    def key(planes: np.ndarray, actions: np.ndarray) -> bytes:
+        digest = hashlib.blake2b(planes.tobytes(), digest_size=16)
+        digest.update(actions.tobytes())
+        return digest.digest()
+
+    def get(self, key: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+        entry = self._entries.get(key)
+        if entry is not None:
+            self._entries.move_to_end(key)
+        return entry
+
+    def put(self, key: bytes, legal_logits: np.ndarray, value: np.ndarray) -> None:
+        if self.capacity == 0 or key in self._entries:
+            return
+        entry = (legal_logits.astype(np.float32), value.astype(np.float32))
+        self._entries[key] = entry
+        self.bytes += self._size(entry)
+        while self.bytes > self.capacity:
+            _, old = self._entries.popitem(last=False)
+            self.bytes -= self._size(old)
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self.bytes = 0
+
+    def _size(self, entry: tuple[np.ndarray, np.ndarray]) -> int:
+        return entry[0].nbytes + entry[1].nbytes + self.OVERHEAD
 
 
 class Node:
@@ -152,7 +204,7 @@ class MCTS:
         self.num_players = num_players
         self.config = config or MCTSConfig()
         self.rng = rng or np.random.default_rng()
-        self._cache: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self.cache = EvaluationCache(self.config.cache_mb)
         self.network_evaluations = 0
         self.simulations_done = 0
 
@@ -212,13 +264,12 @@ class MCTS:
         if state.is_terminal():
             return Node(player, state.returns().astype(np.float64), np.zeros(0, dtype=np.int64), None, True)
         planes = state.observation()
-        key = planes.tobytes()
         actions = state.legal_actions()
-        cached = self._cache.get(key)
+        key = EvaluationCache.key(planes, actions)
+        cached = self.cache.get(key)
         if cached is not None:
-            self._cache.move_to_end(key)
-            logits, value = cached
-            return Node(player, self._seat_values(player, value), actions, logits[actions], False)
+            legal_logits, value = cached
+            return Node(player, self._seat_values(player, value), actions, legal_logits, False)
         return _Pending(tree, path, planes, actions, player, key, parent, index)
 
     def _collect(self, tree: SearchTree, count: int, pending: list[_Pending]) -> int:
@@ -269,15 +320,14 @@ class MCTS:
         logits, values = self.evaluate(np.stack([p.planes for p in pending]))
         self.network_evaluations += len(pending)
         for p, row_logits, row_value in zip(pending, logits, values):
-            self._cache[p.key] = (row_logits, row_value)
-            node = Node(p.player, self._seat_values(p.player, row_value), p.actions, row_logits[p.actions], False)
+            legal_logits = row_logits[p.actions]
+            self.cache.put(p.key, legal_logits, row_value)
+            node = Node(p.player, self._seat_values(p.player, row_value), p.actions, legal_logits, False)
             if p.parent is None:
                 p.tree.root = node
             else:
                 p.parent.children[p.index] = node
                 self._backup(p.path, node.value)
-        while len(self._cache) > self.config.cache_size:
-            self._cache.popitem(last=False)
 
     def _backup(self, path: list[tuple[Node, int]], value: np.ndarray) -> None:
         vl = self.config.virtual_loss

@@ -258,3 +258,49 @@ def test_four_player_search_finds_the_winning_king_capture(fen4, winning_move):
     tree = SearchTree(state)
     mcts.search([tree])
     assert state.action_to_move(mcts.choose(tree)) == winning_move
+
+
+def test_evaluation_cache_is_bounded_in_bytes_and_holds_no_planes():
+    state = new_state("los_alamos")
+    mcts = MCTS(hashed(state.num_actions), 2, MCTSConfig(simulations=64, cache_mb=0.02), np.random.default_rng(0))
+    for _ in range(6):
+        tree = SearchTree(state.copy())
+        mcts.search([tree])
+        state.apply(mcts.choose(tree))
+        assert 0 < mcts.cache.bytes <= 20_000
+    for logits, value in mcts.cache._entries.values():  # priors of the legal moves and the value only
+        assert logits.dtype == np.float32 and logits.size < 60 and value.size == 1
+    assert len(next(iter(mcts.cache._entries))) == 16
+
+
+def test_cached_priors_follow_the_legal_moves_of_the_position():
+    """The key covers the legal actions: planes alone do not fix them (en passant is not a plane)."""
+    state = new_state("chess")
+    mcts = MCTS(hashed(state.num_actions), 2, MCTSConfig(simulations=40), np.random.default_rng(0))
+    tree = SearchTree(state.copy())
+    mcts.search([tree])
+    evaluations = mcts.network_evaluations
+    again = SearchTree(state.copy())
+    mcts.search([again])
+    assert mcts.network_evaluations - evaluations < evaluations / 4, "the same positions come from the cache"
+    assert np.allclose(again.root.priors, tree.root.priors)
+
+
+def test_agent_reset_empties_the_cache_and_reseeds(tmp_path):
+    from agents.alphazero.agent import AlphaZeroAgent
+    from agents.alphazero.network import AlphaZeroNet, NetworkConfig
+
+    state = new_state("los_alamos")
+    network = AlphaZeroNet(NetworkConfig(*state.observation_shape, state.num_actions, filters=8, blocks=1))
+    agent = AlphaZeroAgent("los_alamos", network=network, sims=16, temperature=1.0, cache_mb=1)
+    agent.select_action(state.copy())
+    assert agent.mcts.cache.bytes > 0
+    agent.reset(seed=5)
+    assert agent.mcts.cache.bytes == 0 and len(agent.mcts.cache) == 0
+    first = [agent.select_action(state.copy()) for _ in range(5)]
+    agent.reset(seed=5)
+    assert [agent.select_action(state.copy()) for _ in range(5)] == first
+    with pytest.raises(ValueError, match="cache_mb"):
+        AlphaZeroAgent("los_alamos", network=network, cache_mb="-1")
+    with pytest.raises(ValueError, match="sims"):
+        AlphaZeroAgent("los_alamos", network=network, sims=10**9)
