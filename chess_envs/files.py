@@ -17,9 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["remove_stale_temporaries", "write_atomic", "write_text_atomic"]
+__all__ = ["check_writable", "remove_stale_temporaries", "write_atomic", "write_text_atomic"]
 
-_TEMPORARY = re.compile(r"^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$")
+_TEMPORARY = re.compile(r"^\..+\.(\d+)(\.[0-9a-f]{8})?\.tmp$")
 
 
 def write_atomic(path: str | Path, write: Callable[[BinaryIO], object]) -> Path:
@@ -73,3 +73,16 @@ def remove_stale_temporaries(folder: str | Path) -> list[Path]:
             path.unlink(missing_ok=True)
             removed.append(path)
     return removed
+
+
+def check_writable(path: str | Path) -> None:
+    """Make sure ``path`` can be written (its folder is created if needed), before any work that
+    would be lost otherwise; OSError says why not."""
+    folder = Path(path).parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".{Path(path).name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as error:
+        raise OSError(f"cannot write {path}: {error.strerror or error}") from None

@@ -6,10 +6,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 from agents.base import AgentError, known_kinds, make_agent
-from chess_envs.files import write_text_atomic
+from chess_envs.files import check_writable, write_text_atomic
 from chess_envs.games import GAMES, game_class
 from evaluate.game import MAX_OPENING_PLIES, random_openings, read_openings
 from evaluate.play import play_human, save_pgn
@@ -84,6 +86,8 @@ def play(args: argparse.Namespace) -> None:
     options = {"mode": args.mode} if args.mode else {}
     if options and args.game != "four_player":
         raise ValueError("--mode is for --game four_player")
+    if args.pgn is not None:
+        check_writable(args.pgn)  # before the first move, not after the game
     agent = make_agent(args.agent, args.game)
     try:
         record = play_human(args.game, agent, seat=args.seat, fen=args.fen, **options)
@@ -92,8 +96,13 @@ def play(args: argparse.Namespace) -> None:
         if close is not None:
             close()
     if args.pgn is not None:
-        save_pgn(record, args.pgn)
-        print(f"saved {args.pgn}")
+        try:
+            save_pgn(record, args.pgn)
+            print(f"saved {args.pgn}")
+        except OSError as error:  # the folder went away during the game: keep the game elsewhere
+            fallback = Path(tempfile.gettempdir()) / f"chess-envs-game-{time.strftime('%Y%m%d-%H%M%S')}.pgn"
+            save_pgn(record, fallback)
+            print(f"could not write {args.pgn} ({error}); the game is saved in {fallback}", file=sys.stderr)
 
 
 def tournament(args: argparse.Namespace) -> None:

@@ -87,3 +87,23 @@ def test_four_player_speed_runs():
     )
     assert result.returncode == 0, result.stderr
     assert "FourPlayerChess-v0" in result.stdout and "perft ours, Teams start, bulk" in result.stdout
+
+
+def test_agent_memory_runs_and_prints_peak_rss():
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "agent_memory.py"),
+            "--los-alamos-games",
+            "2",
+            "--four-player-games",
+            "4",
+            "--sims",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "peak RSS: main process" in result.stdout and "largest worker" in result.stdout

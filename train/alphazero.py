@@ -31,9 +31,10 @@ from agents.alphazero.checkpoint import CheckpointError, load_checkpoint, save_c
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
 from agents.simple import GreedyAgent, RandomAgent
+from chess_envs.files import remove_stale_temporaries, write_text_atomic
 from chess_envs.games import GAMES, new_state
 from evaluate.game import play_game
-from train.cli import arg, parse_args
+from train.cli import arg, check_args, check_memory, fail, parse_args, prepare_run_dir
 from train.replay import ReplayBuffer
 
 
@@ -106,6 +107,10 @@ class Args:
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        check_args(self)
+        prototype = new_state(self.game)
+        per_position = int(np.prod(prototype.observation_shape)) + 64 * 6 + 4 * prototype.num_players
+        check_memory(f"a replay buffer of {self.replay_size:,} positions", self.replay_size * per_position)
 
 
 PRESETS = {
@@ -272,8 +277,33 @@ class Trainer:
             old.unlink()
         return directory / "last.pt"
 
-    def restore(self) -> None:
-        path = self.run_dir / "checkpoints" / "last.pt"
+    def due_for_checkpoint(self, steps_before: int) -> bool:
+        """Whether the learner steps of the iteration just ended crossed a multiple of checkpoint_every.
+
+        Checkpoints are written between iterations only, so a resumed run repeats no work."""
+        every = self.args.checkpoint_every
+        return self.counters["learner_steps"] // every > steps_before // every
+
+    def checkpoints(self) -> list[Path]:
+        """The run's checkpoint files, newest first: numbered ones by step, then ``last.pt``
+        (written after the numbered copy of the same save, so never newer than it)."""
+        directory = self.run_dir / "checkpoints"
+        return [*sorted(directory.glob("step_*.pt"), reverse=True), *[p for p in [directory / "last.pt"] if p.exists()]]
+
+    def restore(self) -> Path:
+        """Continue from the newest checkpoint that loads; say which, and why newer ones were skipped."""
+        problems = []
+        for path in self.checkpoints():
+            try:
+                self._restore_from(path)
+            except CheckpointError as error:
+                problems.append(str(error))
+                print(f"skipping {path.name}: {error}")
+                continue
+            return path
+        raise CheckpointError("no checkpoint of the run loads: " + "; ".join(problems))
+
+    def _restore_from(self, path: Path) -> None:
         payload = load_checkpoint(path, self.args.game, map_location=self.device)
         if payload["network"] != self.network_config.to_dict():
             raise CheckpointError(f"{path} holds a network of another shape: {payload['network']}")
@@ -285,7 +315,10 @@ class Trainer:
         random.setstate(payload["rng"]["python"])
         self.rng.bit_generator.state = payload["rng"]["numpy"]
         torch.set_rng_state(payload["rng"]["torch"])
-        self.replay.load_state_dict(payload["replay"])
+        try:
+            self.replay.load_state_dict(payload["replay"])
+        except (KeyError, ValueError, RuntimeError) as error:
+            raise CheckpointError(f"{path}: its replay buffer does not fit this run ({error})") from None
 
     # -- self-play -------------------------------------------------------------------------
 
@@ -370,8 +403,6 @@ class Trainer:
             self.counters["learner_steps"] += 1
             totals["policy"] += policy_loss.item()
             totals["value"] += value_loss.item()
-            if self.counters["learner_steps"] % self.args.checkpoint_every == 0:
-                self.save()
         self.network.eval()
         return {key: value / steps for key, value in totals.items()}
 
@@ -407,14 +438,16 @@ def _log(writer: SummaryWriter, metrics_path: Path, step: int, values: dict[str,
 def _train_on_ray(args: Args) -> Path:
     """The same run with self-play and learner as Ray actors (train/ray_backend.py)."""
     run_dir = Path(args.runs_dir) / args.run_name
-    if (run_dir / "checkpoints" / "last.pt").exists() and not args.resume:
-        raise SystemExit(f"error: {run_dir} already holds a run; pass --resume or choose another --run-name")
+    directory = run_dir / "checkpoints"
+    if not args.resume and directory.is_dir() and any(directory.glob("*.pt")):
+        fail(f"{run_dir} already holds a run; pass --resume or choose another --run-name")
     try:
         from train import ray_backend
     except ImportError:
-        raise SystemExit("error: --backend ray needs Ray: pip install -e '.[ray]'") from None
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
+        fail("--backend ray needs Ray: pip install -e '.[ray]'")
+    prepare_run_dir(run_dir)
+    remove_stale_temporaries(directory)
+    write_text_atomic(run_dir / "args.json", json.dumps(asdict(args), indent=2))
     return ray_backend.train(args)
 
 
@@ -424,17 +457,24 @@ def main(argv: list[str] | None = None) -> Path:
         return _train_on_ray(args)
     trainer = Trainer(args)
     run_dir = trainer.run_dir
-    if args.resume and not (run_dir / "checkpoints" / "last.pt").exists():
-        print(f"{run_dir} has no checkpoint yet: starting the run")
-    elif args.resume:
-        trainer.restore()
+    started = bool(trainer.checkpoints())
+    if started and not args.resume:
+        fail(f"{run_dir} already holds a run; pass --resume or choose another --run-name")
+    prepare_run_dir(run_dir)
+    for stale in remove_stale_temporaries(run_dir / "checkpoints"):
+        print(f"removed {stale.name}, left by a save that was interrupted")
+    if started:
+        try:
+            path = trainer.restore()
+        except CheckpointError as error:
+            fail(f"cannot resume {run_dir}: {error}")
         print(
-            f"resumed {run_dir} at learner step {trainer.counters['learner_steps']}, {trainer.counters['games']} games"
+            f"resumed {run_dir} from {path.name} at learner step {trainer.counters['learner_steps']}, "
+            f"iteration {trainer.counters['iteration']}, {trainer.counters['games']} games"
         )
-    elif (run_dir / "checkpoints" / "last.pt").exists():
-        raise SystemExit(f"error: {run_dir} already holds a run; pass --resume or choose another --run-name")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
+    elif args.resume:
+        print(f"{run_dir} has no checkpoint yet: starting the run")
+    write_text_atomic(run_dir / "args.json", json.dumps(asdict(args), indent=2))
     writer = SummaryWriter(str(run_dir))
     metrics_path = run_dir / "metrics.jsonl"
     stop = {"now": False}
@@ -453,9 +493,12 @@ def main(argv: list[str] | None = None) -> Path:
             evaluations = trainer.counters["nn_evaluations"]
             finished = trainer.self_play(args.moves_per_iteration)
             play_seconds = time.monotonic() - tick
+            steps_before = trainer.counters["learner_steps"]
             losses = trainer.learn(args.steps_per_iteration)
             trainer.counters["iteration"] += 1
             trainer.counters["seconds"] = seconds_before + time.monotonic() - started
+            if trainer.due_for_checkpoint(steps_before):
+                trainer.save()
             values = {
                 "charts/games_per_s": finished["games"] / play_seconds,
                 "charts/positions_per_s": args.moves_per_iteration * args.games_in_parallel / play_seconds,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 from agents.base import check_device
+from chess_envs.files import check_writable
 
 T = TypeVar("T")
 
@@ -97,10 +98,7 @@ def check_memory(what: str, bytes_needed: int) -> None:
 
 def prepare_run_dir(run_dir: Path) -> None:
     """Create the run folder and prove it writable before any work starts (else :func:`fail`)."""
-    probe = run_dir / f".write-test.{os.getpid()}"
     try:
-        (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
-        probe.write_bytes(b"")
-        probe.unlink()
+        check_writable(run_dir / "checkpoints" / "last.pt")
     except OSError as error:
-        fail(f"cannot write the run folder {run_dir}: {error.strerror or error}")
+        fail(f"cannot use the run folder {run_dir}: {error}")

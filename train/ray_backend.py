@@ -71,7 +71,7 @@ class LearnerActor:
 
     def __init__(self, args: dict, resume: bool) -> None:
         self.trainer = Trainer(Args(**args))
-        self.resumed = resume and (self.trainer.run_dir / "checkpoints" / "last.pt").exists()
+        self.resumed = resume and bool(self.trainer.checkpoints())
         if self.resumed:
             self.trainer.restore()
 
@@ -84,8 +84,11 @@ class LearnerActor:
         trainer.counters["nn_evaluations"] += nn_evaluations
 
     def learn(self, steps: int) -> dict[str, float]:
+        steps_before = self.trainer.counters["learner_steps"]
         losses = self.trainer.learn(steps)
         self.trainer.counters["iteration"] += 1
+        if self.trainer.due_for_checkpoint(steps_before):
+            self.trainer.save()
         return losses
 
     def weights(self) -> dict:

@@ -92,4 +92,6 @@ if __name__ == "__main__":
         export_model(arguments.source, arguments.target)
     except CheckpointError as error:
         parser.exit(2, f"error: {error}\n")
+    except OSError as error:
+        parser.exit(2, f"error: cannot write {arguments.target}: {error.strerror or error}\n")
     print(f"wrote {arguments.target} ({Path(arguments.target).stat().st_size / 1e6:.1f} MB)")

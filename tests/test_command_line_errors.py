@@ -1,0 +1,110 @@
+"""Bad arguments and unwritable paths give one-line errors with exit code 2, never tracebacks,
+and a finished game is never lost."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from agents import make_agent
+from tests.agents.test_uci import ROOT, tiny_checkpoint
+
+
+@pytest.fixture()
+def blocked(tmp_path: Path) -> Path:
+    """A folder nobody can create, not even root: its parent is a file."""
+    (tmp_path / "file").write_text("not a folder")
+    return tmp_path / "file" / "sub"
+
+
+def test_a_bogus_device_in_an_agent_spec(tmp_path: Path) -> None:
+    checkpoint = tiny_checkpoint(tmp_path / "la.pt", "los_alamos")
+    with pytest.raises(ValueError, match="unknown device 'bogus'"):
+        make_agent(f"alphazero:{checkpoint}?device=bogus", "los_alamos")
+    result = subprocess.run(
+        [sys.executable, "-m", "evaluate", "tournament", "--game", "los_alamos", "--agents", "random",
+         f"alphazero:{checkpoint}?device=bogus", "--games-per-pair", "2", "--out", str(tmp_path / "t")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "unknown device 'bogus'" in result.stderr
+
+
+def _train(trainer: str, *flags: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", f"train.{trainer}", "--preset", "smoke", "--progress", "false", *flags],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("trainer", ["alphazero", "dqn"])
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--device", "tpu"], "device 'tpu'"),
+        (["--learning-rate", "nan"], "learning_rate must be a finite number"),
+        (["--learning-rate", "-1"], "learning_rate must be > 0"),
+    ],
+)
+def test_bad_training_arguments(trainer: str, flags: list[str], message: str, tmp_path: Path) -> None:
+    result = _train(trainer, "--runs-dir", str(tmp_path), *flags)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert message in result.stderr
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+@pytest.mark.parametrize("trainer", ["alphazero", "dqn"])
+def test_cuda_on_a_cpu_only_torch(trainer: str, tmp_path: Path) -> None:
+    result = _train(trainer, "--runs-dir", str(tmp_path), "--device", "cuda")
+    assert result.returncode == 2 and "sees no CUDA GPU" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("trainer", ["alphazero", "dqn"])
+def test_an_unwritable_runs_dir(trainer: str, blocked: Path) -> None:
+    result = _train(trainer, "--runs-dir", str(blocked))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "cannot use the run folder" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_export_to_an_unwritable_path(tmp_path: Path, blocked: Path) -> None:
+    checkpoint = tiny_checkpoint(tmp_path / "la.pt", "los_alamos")
+    result = subprocess.run(
+        [sys.executable, "-m", "agents.alphazero.checkpoint", str(checkpoint), str(blocked / "small.pt")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2 and "Traceback" not in result.stderr and "cannot write" in result.stderr
+
+
+def test_play_checks_the_pgn_path_before_the_first_move(blocked: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "evaluate", "play", "--game", "los_alamos", "--agent", "greedy",
+         "--pgn", str(blocked / "game.pgn")],
+        cwd=ROOT, input="b2b3\nquit\n", capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2 and "cannot write" in result.stderr and "Traceback" not in result.stderr
+    assert "your move" not in result.stdout
+
+
+def test_a_finished_game_is_kept_when_its_pgn_cannot_be_written(tmp_path: Path, monkeypatch, capsys) -> None:
+    import evaluate.__main__ as cli
+
+    real_save = cli.save_pgn
+    wanted = tmp_path / "game.pgn"
+
+    def folder_gone(record, path):
+        if Path(path) == wanted:
+            raise OSError("No such file or directory")
+        return real_save(record, path)
+
+    monkeypatch.setattr(cli, "save_pgn", folder_gone)
+    monkeypatch.setattr(cli.tempfile, "gettempdir", lambda: str(tmp_path))
+    monkeypatch.setattr("sys.stdin", io.StringIO("b2b3\nquit\n"))
+    cli.main(["play", "--game", "los_alamos", "--agent", "greedy?seed=1", "--pgn", str(wanted)])
+    err = capsys.readouterr().err
+    kept = list(tmp_path.glob("chess-envs-game-*.pgn"))
+    assert len(kept) == 1 and str(kept[0]) in err and "1. b2b3" in kept[0].read_text()
