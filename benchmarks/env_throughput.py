@@ -65,25 +65,10 @@ def chess_state_games(games: int, seed: int) -> int:
     return plies
 
 
-def gymnasium_games(games: int, seed: int) -> int:
+def gymnasium_games(games: int, seed: int, **env_options: object) -> int:
+    """Plies of ``games`` random games through ``gymnasium.make`` (both sides' plies counted)."""
     rng = random.Random(seed)
-    env = gym.make("Chess-v0")
-    plies = 0
-    for game in range(games):
-        observation, _ = env.reset(seed=seed + game)
-        done = False
-        while not done:
-            actions = np.flatnonzero(observation["action_mask"].view(bool))
-            observation, _, terminated, truncated, _ = env.step(actions[rng.randrange(len(actions))])
-            done = terminated or truncated
-            plies += 1
-    env.close()
-    return plies
-
-
-def gymnasium_opponent_games(games: int, seed: int) -> int:
-    rng = random.Random(seed)
-    env = gym.make("Chess-v0", opponent="random")
+    env = gym.make("Chess-v0", **env_options)
     plies = 0
     for game in range(games):
         observation, _ = env.reset(seed=seed + game)
@@ -95,6 +80,10 @@ def gymnasium_opponent_games(games: int, seed: int) -> int:
         plies += env.unwrapped._plies
     env.close()
     return plies
+
+
+def gymnasium_opponent_games(games: int, seed: int) -> int:
+    return gymnasium_games(games, seed, opponent="random")
 
 
 def pettingzoo_games(games: int, seed: int) -> int:

@@ -306,21 +306,11 @@ class TrainingCallback(BaseCallback):
 
 
 MANIFEST = "manifest.json"
-REPLAY_KEYS = (
-    "observation",
-    "action_mask",
-    "next_observation",
-    "next_action_mask",
-    "actions",
-    "rewards",
-    "dones",
-    "timeouts",
-)
 
 
-def save_replay(buffer: CompactReplayBuffer, path: Path, step: int) -> Path:
-    """The replay buffer as an ``.npz`` of plain arrays (loaded without pickle), written atomically."""
-    arrays = {
+def _replay_arrays(buffer: CompactReplayBuffer) -> dict[str, np.ndarray]:
+    """The buffer's storage, by the names its file uses."""
+    return {
         "observation": buffer.observations[PLANES],
         "action_mask": buffer.observations[MASK],
         "next_observation": buffer.next_observations[PLANES],
@@ -329,8 +319,12 @@ def save_replay(buffer: CompactReplayBuffer, path: Path, step: int) -> Path:
         "rewards": buffer.rewards,
         "dones": buffer.dones,
         "timeouts": buffer.timeouts,
-        "position": np.array([buffer.pos, int(buffer.full), step], dtype=np.int64),
     }
+
+
+def save_replay(buffer: CompactReplayBuffer, path: Path, step: int) -> Path:
+    """The replay buffer as an ``.npz`` of plain arrays (loaded without pickle), written atomically."""
+    arrays = {**_replay_arrays(buffer), "position": np.array([buffer.pos, int(buffer.full), step], dtype=np.int64)}
     return write_atomic(path, lambda handle: np.savez(handle, **arrays))
 
 
@@ -338,19 +332,10 @@ def load_replay(buffer: CompactReplayBuffer, path: Path) -> int:
     """Fill ``buffer`` from :func:`save_replay`'s file, checking every shape; returns the file's step."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in (*REPLAY_KEYS, "position")}
+            arrays = {key: data[key] for key in (*_replay_arrays(buffer), "position")}
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise DQNCheckpointError(f"{path} is not a readable replay file: {error}") from None
-    targets = {
-        "observation": buffer.observations[PLANES],
-        "action_mask": buffer.observations[MASK],
-        "next_observation": buffer.next_observations[PLANES],
-        "next_action_mask": buffer.next_observations[MASK],
-        "actions": buffer.actions,
-        "rewards": buffer.rewards,
-        "dones": buffer.dones,
-        "timeouts": buffer.timeouts,
-    }
+    targets = _replay_arrays(buffer)
     for key, target in targets.items():
         if arrays[key].shape != target.shape or arrays[key].dtype != target.dtype:
             raise DQNCheckpointError(
