@@ -108,3 +108,17 @@ def test_a_finished_game_is_kept_when_its_pgn_cannot_be_written(tmp_path: Path, 
     err = capsys.readouterr().err
     kept = list(tmp_path.glob("chess-envs-game-*.pgn"))
     assert len(kept) == 1 and str(kept[0]) in err and "1. b2b3" in kept[0].read_text()
+
+
+@pytest.mark.parametrize(
+    ("trainer", "flags", "message"),
+    [
+        ("alphazero", ["--games-in-parallel", "1000000"], "games_in_parallel must be <= 4,096"),
+        ("alphazero", ["--replay-size", "1000000000"], "would take"),
+        ("dqn", ["--buffer-size", "1000000000"], "would take"),
+        ("dqn", ["--envs", "100000"], "envs must be <= 256"),
+    ],
+)
+def test_absurd_sizes_are_refused_before_allocating(trainer: str, flags: list[str], message: str, tmp_path) -> None:
+    result = _train(trainer, "--runs-dir", str(tmp_path), *flags)
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr

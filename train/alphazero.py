@@ -107,11 +107,25 @@ class Args:
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        for name, most in UPPER_BOUNDS.items():
+            if getattr(self, name) > most:
+                raise ValueError(f"{name} must be <= {most:,}, got {getattr(self, name):,}")
         check_args(self)
         prototype = new_state(self.game)
         per_position = int(np.prod(prototype.observation_shape)) + 64 * 6 + 4 * prototype.num_players
         check_memory(f"a replay buffer of {self.replay_size:,} positions", self.replay_size * per_position)
 
+
+UPPER_BOUNDS = {
+    "filters": 1_024,
+    "blocks": 64,
+    "value_hidden": 8_192,
+    "games_in_parallel": 4_096,
+    "simulations": 100_000,
+    "leaves_per_tree": 256,
+    "batch_size": 65_536,
+}
+"""Sizes past these are typing mistakes that would exhaust memory (the network's as in its loader)."""
 
 PRESETS = {
     "smoke": dict(

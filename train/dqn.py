@@ -111,6 +111,15 @@ class Args:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not 0.0 <= self.exploration_final_eps <= self.exploration_initial_eps <= 1.0:
             raise ValueError("need 0 <= exploration_final_eps <= exploration_initial_eps <= 1")
+        for name, most in (
+            ("envs", 256),
+            ("filters", 1_024),
+            ("layers", 32),
+            ("hidden", 16_384),
+            ("batch_size", 65_536),
+        ):
+            if getattr(self, name) > most:
+                raise ValueError(f"{name} must be <= {most:,}, got {getattr(self, name):,}")
         check_args(self)
         space = GameEnv(self.game).observation_space
         check_memory(
