@@ -418,6 +418,7 @@ class Trainer:
             totals["policy"] += policy_loss.item()
             totals["value"] += value_loss.item()
         self.network.eval()
+        self.mcts.cache.clear()  # its evaluations are of the weights before these steps
         return {key: value / steps for key, value in totals.items()}
 
     # -- evaluation ------------------------------------------------------------------------

@@ -76,3 +76,16 @@ def test_no_loadable_checkpoint_is_a_clear_error(finished_run, tmp_path, capsys)
     with pytest.raises(SystemExit) as refused:
         run(tmp_path, "r", "--resume")
     assert refused.value.code == 2 and "no checkpoint of the run loads" in capsys.readouterr().err
+
+
+def test_learning_empties_the_evaluation_cache(tmp_path) -> None:
+    """Self-play must not reuse network outputs of the weights before a learning phase."""
+    from train.alphazero import Args, Trainer
+
+    trainer = Trainer(Args(game="los_alamos", runs_dir=str(tmp_path), filters=8, blocks=1, value_hidden=8,
+                           games_in_parallel=2, simulations=8, min_replay=1, batch_size=4))  # fmt: skip
+    while len(trainer.replay) < 4:
+        trainer.self_play(8)
+    assert trainer.mcts.cache.bytes > 0
+    trainer.learn(1)
+    assert trainer.mcts.cache.bytes == 0
