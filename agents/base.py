@@ -78,6 +78,13 @@ def register_agent(kind: str) -> Callable[[Factory], Factory]:
     return decorate
 
 
+def close_agent(agent: object) -> None:
+    """End what an agent holds (an engine process), for agents that have a ``close``."""
+    close = getattr(agent, "close", None)
+    if close is not None:
+        close()
+
+
 def known_kinds() -> list[str]:
     return sorted(set(_FACTORIES) | set(_LAZY_KINDS))
 

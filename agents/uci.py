@@ -33,7 +33,7 @@ from typing import BinaryIO, TextIO
 
 import numpy as np
 
-from agents.base import make_agent
+from agents.base import close_agent, make_agent
 from chess_envs.core import GameState
 from chess_envs.games import new_state
 
@@ -140,12 +140,10 @@ class UCIEngine:
     def _drop_agent(self) -> None:
         """Close and forget the agent, so the next ``go`` builds a fresh one."""
         agent, self.agent = self.agent, None
-        close = getattr(agent, "close", None)
-        if close is not None:
-            try:
-                close()
-            except Exception as error:  # a dead engine may fail to close; it is gone either way
-                self.complain(f"closing the agent failed: {error}")
+        try:
+            close_agent(agent)
+        except Exception as error:  # a dead engine may fail to close; it is gone either way
+            self.complain(f"closing the agent failed: {error}")
 
     def shutdown(self) -> None:
         """Stop and join any search, then close the agent (``quit`` and end of input)."""

@@ -29,6 +29,7 @@ from tqdm import tqdm
 from agents.alphazero.agent import AlphaZeroAgent, NetworkEvaluator
 from agents.alphazero.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
+from agents.alphazero.network import LIMITS as NETWORK_LIMITS
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
 from agents.simple import GreedyAgent, RandomAgent
 from chess_envs.files import remove_stale_temporaries, write_text_atomic
@@ -107,25 +108,20 @@ class Args:
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        for name, most in UPPER_BOUNDS.items():
-            if getattr(self, name) > most:
-                raise ValueError(f"{name} must be <= {most:,}, got {getattr(self, name):,}")
-        check_args(self)
+        check_args(self, UPPER_BOUNDS)
         prototype = new_state(self.game)
         per_position = int(np.prod(prototype.observation_shape)) + 64 * 6 + 4 * prototype.num_players
         check_memory(f"a replay buffer of {self.replay_size:,} positions", self.replay_size * per_position)
 
 
 UPPER_BOUNDS = {
-    "filters": 1_024,
-    "blocks": 64,
-    "value_hidden": 8_192,
+    **{name: NETWORK_LIMITS[name] for name in ("filters", "blocks", "value_hidden")},
     "games_in_parallel": 4_096,
     "simulations": 100_000,
     "leaves_per_tree": 256,
     "batch_size": 65_536,
 }
-"""Sizes past these are typing mistakes that would exhaust memory (the network's as in its loader)."""
+"""Sizes past these are typing mistakes (the network's are its loader's limits)."""
 
 PRESETS = {
     "smoke": dict(

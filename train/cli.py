@@ -73,8 +73,12 @@ def fail(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
-def check_args(args: Any) -> None:
-    """Checks every training command shares: floats finite, learning rate positive, device usable."""
+def check_args(args: Any, upper_bounds: dict[str, int]) -> None:
+    """Checks every training command shares: sizes at most ``upper_bounds`` (past them, a typing
+    mistake that would exhaust memory), floats finite, learning rate positive, device usable."""
+    for name, most in upper_bounds.items():
+        if getattr(args, name) > most:
+            raise ValueError(f"{name} must be <= {most:,}, got {getattr(args, name):,}")
     for field in dataclasses.fields(args):
         value = getattr(args, field.name)
         if isinstance(value, float) and not math.isfinite(value):

@@ -34,6 +34,7 @@ from stable_baselines3.common.logger import configure
 from stable_baselines3.common.vec_env import DummyVecEnv
 from tqdm import tqdm
 
+from agents.dqn import LIMITS as NETWORK_LIMITS
 from agents.dqn import (
     MASK,
     PLANES,
@@ -111,16 +112,7 @@ class Args:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not 0.0 <= self.exploration_final_eps <= self.exploration_initial_eps <= 1.0:
             raise ValueError("need 0 <= exploration_final_eps <= exploration_initial_eps <= 1")
-        for name, most in (
-            ("envs", 256),
-            ("filters", 1_024),
-            ("layers", 32),
-            ("hidden", 16_384),
-            ("batch_size", 65_536),
-        ):
-            if getattr(self, name) > most:
-                raise ValueError(f"{name} must be <= {most:,}, got {getattr(self, name):,}")
-        check_args(self)
+        check_args(self, {"envs": 256, "batch_size": 65_536, **NETWORK_LIMITS})
         space = GameEnv(self.game).observation_space
         check_memory(
             f"a replay buffer of {self.buffer_size:,} transitions",

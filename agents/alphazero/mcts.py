@@ -76,13 +76,17 @@ class EvaluationCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    @staticmethod
-    def key(planes: np.ndarray, actions: np.ndarray) -> bytes:
+    def key(self, planes: np.ndarray, actions: np.ndarray) -> bytes:
+        """The entry's key (empty when the cache is off, so nothing is hashed for nothing)."""
+        if not self.capacity:
+            return b""
         digest = hashlib.blake2b(planes.tobytes(), digest_size=16)
         digest.update(actions.tobytes())
         return digest.digest()
 
     def get(self, key: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+        if not key:
+            return None
         entry = self._entries.get(key)
         if entry is not None:
             self._entries.move_to_end(key)
@@ -265,7 +269,7 @@ class MCTS:
             return Node(player, state.returns().astype(np.float64), np.zeros(0, dtype=np.int64), None, True)
         planes = state.observation()
         actions = state.legal_actions()
-        key = EvaluationCache.key(planes, actions)
+        key = self.cache.key(planes, actions)
         cached = self.cache.get(key)
         if cached is not None:
             legal_logits, value = cached
