@@ -1,0 +1,189 @@
+// Python bindings of the native core (module chess_envs._core): one game class per variant with
+// numpy buffers in and out, and the batched vector environments.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "game.hpp"
+#include "vector_env.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+using namespace chess_envs;
+
+template <class T>
+using Array = nb::ndarray<T, nb::numpy, nb::c_contig, nb::device::cpu>;
+
+namespace {
+
+template <class T>
+T* checked(Array<T>& array, std::size_t size, const char* what) {
+    if (array.size() != size)
+        throw std::invalid_argument(std::string(what) + " buffer has " + std::to_string(array.size()) +
+                                    " elements, expected " + std::to_string(size));
+    return array.data();
+}
+
+template <class V>
+void bind_game(nb::module_& m, const char* name) {
+    using G = Game<V>;
+    nb::class_<G>(m, name)
+        .def(
+            "__init__",
+            [](G* self, const std::string& fen, int history, bool flag, std::shared_ptr<const ActionTable> table) {
+                GameOptions options;
+                options.history = history;
+                options.claim_draws = flag;
+                options.adjudicate_insufficient_material = flag;
+                new (self) G(fen, options, std::move(table));
+            },
+            "fen"_a, "history"_a, "flag"_a, "table"_a,
+            "A game from `fen`; `flag` is claim_draws (chess) or adjudicate_insufficient_material (Los Alamos).")
+        .def("copy", [](const G& g) { return G(g); })
+        .def("fen", &G::fen)
+        .def("reset", &G::reset, "fen"_a)
+        .def_prop_ro("side", [](const G& g) { return g.position().side; })
+        .def_prop_ro("halfmove_clock", [](const G& g) { return g.position().halfmove_clock; })
+        .def_prop_ro("fullmove_number", [](const G& g) { return g.position().fullmove_number; })
+        .def_prop_ro("castling", [](const G& g) { return g.position().castling; })
+        .def_prop_ro("plies", &G::plies)
+        .def_prop_ro("num_planes", &G::num_planes)
+        .def("repetitions", &G::repetitions)
+        .def("in_check", [](const G& g) { return g.position().in_check(); })
+        .def("termination", &G::termination)
+        .def("winner", &G::winner)
+        .def("apply", &G::apply, "action"_a)
+        .def("undo", &G::undo)
+        .def("num_legal", [](G& g) { return g.termination() ? 0 : g.legal().size; })
+        .def("legal_actions",
+             [](G& g) {
+                 std::int64_t buffer[256];
+                 int n = g.legal_actions(buffer);
+                 auto* data = new std::int64_t[std::size_t(n)];
+                 std::copy(buffer, buffer + n, data);
+                 nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<std::int64_t*>(p); });
+                 return Array<std::int64_t>(data, {std::size_t(n)}, owner);
+             })
+        .def("legal_mask",
+             [](G& g, Array<std::uint8_t> out) { g.legal_mask(checked(out, std::size_t(g.num_actions()), "mask")); })
+        .def("legal_mask_bool",
+             [](G& g, Array<bool> out) {
+                 g.legal_mask(reinterpret_cast<std::uint8_t*>(checked(out, std::size_t(g.num_actions()), "mask")));
+             })
+        .def("observation",
+             [](const G& g, int player, Array<float> out) {
+                 if (player != 0 && player != 1) throw std::invalid_argument("player must be 0 or 1");
+                 g.observation(player, checked(out, std::size_t(g.num_planes()) * V::N * V::N, "observation"));
+             })
+        .def("material", [](const G& g, Array<float> out) { g.material(checked(out, 2, "material")); })
+        .def("legal_moves",
+             [](G& g) {
+                 // (action, from, to, promotion piece or 0) of each legal move, whatever the draw rules say.
+                 const MoveList& list = g.legal();
+                 std::vector<std::tuple<int, int, int, int>> moves;
+                 for (int i = 0; i < list.size; ++i) {
+                     Move mv = list.moves[i];
+                     moves.emplace_back(g.action_of(i), move_from(mv), move_to(mv), move_promotion(mv));
+                 }
+                 return moves;
+             })
+        .def("squares",
+             [](const G& g) {
+                 // Piece code per square: 0 empty, else (1 + piece) for white and -(1 + piece) for black (piece 0..5 = p n b r q k).
+                 std::vector<int> codes(std::size_t(V::N * V::N));
+                 for (int s = 0; s < V::N * V::N; ++s) {
+                     int code = g.position().mailbox[s];
+                     codes[std::size_t(s)] = code < 0 ? 0 : (code / 6 ? -(1 + code % 6) : 1 + code % 6);
+                 }
+                 return codes;
+             })
+        .def("moves_played",
+             [](const G& g) {
+                 std::vector<std::tuple<int, int, int>> moves;
+                 for (Move mv : g.moves_played()) moves.emplace_back(move_from(mv), move_to(mv), move_promotion(mv));
+                 return moves;
+             })
+        .def(
+            "perft",
+            [](G& g, int depth) {
+                if (depth < 0) throw std::invalid_argument("depth must be >= 0");
+                Position<V> pos = g.position();
+                nb::gil_scoped_release release;
+                return pos.perft(depth);
+            },
+            "depth"_a);
+}
+
+template <class V>
+void bind_vector(nb::module_& m, const char* name) {
+    using E = VectorEnv<V>;
+    nb::class_<E>(m, name)
+        .def(
+            "__init__",
+            [](E* self, int num_envs, const std::string& fen, int history, bool flag,
+               std::shared_ptr<const ActionTable> table, bool random_opponent, int agent_seat, int max_plies,
+               int threads) {
+                GameOptions options;
+                options.history = history;
+                options.claim_draws = flag;
+                options.adjudicate_insufficient_material = flag;
+                new (self) E(num_envs, fen, options, std::move(table), random_opponent, agent_seat, max_plies, threads);
+            },
+            "num_envs"_a, "fen"_a, "history"_a, "flag"_a, "table"_a, "random_opponent"_a, "agent_seat"_a,
+            "max_plies"_a, "threads"_a)
+        .def(
+            "reset",
+            [](E& e, std::uint64_t seed, bool seeded, Array<float> obs, Array<std::uint8_t> mask) {
+                float* o = checked(obs, e.observation_size() * e.size(), "observation");
+                std::uint8_t* k = checked(mask, std::size_t(e.num_actions()) * e.size(), "mask");
+                nb::gil_scoped_release release;
+                e.reset_all(seed, seeded, o, k);
+            },
+            "seed"_a, "seeded"_a, "observation"_a, "mask"_a)
+        .def(
+            "step",
+            [](E& e, Array<std::int64_t> actions, Array<float> obs, Array<std::uint8_t> mask, Array<float> rewards,
+               Array<bool> terminated, Array<bool> truncated, Array<std::int8_t> termination) {
+                std::size_t n = e.size();
+                const std::int64_t* a = checked(actions, n, "actions");
+                float* o = checked(obs, e.observation_size() * n, "observation");
+                std::uint8_t* k = checked(mask, std::size_t(e.num_actions()) * n, "mask");
+                float* r = checked(rewards, n, "rewards");
+                bool* te = checked(terminated, n, "terminated");
+                bool* tr = checked(truncated, n, "truncated");
+                std::int8_t* why = checked(termination, n, "termination");
+                nb::gil_scoped_release release;
+                e.step(a, o, k, r, te, tr, why);
+            },
+            "actions"_a, "observation"_a, "mask"_a, "rewards"_a, "terminated"_a, "truncated"_a, "termination"_a)
+        .def("fen", [](const E& e, int i) { return e.game(e.checked_index(i)).fen(); }, "index"_a)
+        .def_prop_ro("num_envs", [](const E& e) { return int(e.size()); });
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+    m.doc() = "The native rules engines, encoders and vector environments of chess_envs.";
+    nb::class_<ActionTable>(m, "ActionTable")
+        .def(
+            "__init__",
+            [](ActionTable* self, int squares, int num_actions, Array<std::int32_t> table) {
+                std::size_t expected = std::size_t(2) * squares * squares * 5;
+                if (squares != 36 && squares != 64) throw std::invalid_argument("squares must be 36 or 64");
+                const std::int32_t* data = checked(table, expected, "action table");
+                for (std::size_t i = 0; i < expected; ++i)
+                    if (data[i] < -1 || data[i] >= num_actions)
+                        throw std::invalid_argument("action table entry out of range");
+                new (self) ActionTable{squares, num_actions, std::vector<std::int32_t>(data, data + expected)};
+            },
+            "squares"_a, "num_actions"_a, "table"_a)
+        .def_ro("num_actions", &ActionTable::num_actions);
+    std::vector<std::string> names(std::begin(TERMINATION_NAMES), std::end(TERMINATION_NAMES));
+    m.attr("TERMINATIONS") = names;
+    bind_game<StandardChess>(m, "ChessGame");
+    bind_game<LosAlamos>(m, "LosAlamosGame");
+    bind_vector<StandardChess>(m, "ChessVector");
+    bind_vector<LosAlamos>(m, "LosAlamosVector");
+}

@@ -1,0 +1,148 @@
+// Many games stepped together: the batched core of the vector environments. Every step writes the
+// observations, masks, rewards and end flags of all games into caller-provided arrays, resetting
+// games that ended on the previous step (Gymnasium's next-step autoreset).
+#pragma once
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "game.hpp"
+
+namespace chess_envs {
+
+// splitmix64: small, fast and good enough to pick random moves.
+struct Random {
+    u64 state = 0;
+    u64 next() {
+        u64 z = (state += 0x9E3779B97F4A7C15ULL);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    }
+    int below(int n) { return int((unsigned __int128)next() * unsigned(n) >> 64); }
+};
+
+constexpr std::int8_t ILLEGAL_ACTION = -1;
+
+template <class V>
+class VectorEnv {
+  public:
+    VectorEnv(int num_envs, const std::string& fen, GameOptions options, std::shared_ptr<const ActionTable> table,
+              bool random_opponent, int agent_seat, int max_plies, int threads)
+        : fen_(fen), random_opponent_(random_opponent), agent_seat_(agent_seat), max_plies_(max_plies), threads_(threads) {
+        if (num_envs < 1 || num_envs > 65536) throw std::invalid_argument("num_envs must be in [1, 65536]");
+        if (agent_seat < 0 || agent_seat > 1) throw std::invalid_argument("agent_seat must be 0 or 1");
+        if (max_plies < 0) throw std::invalid_argument("max_plies must be >= 0 (0: no limit)");
+        if (threads < 1 || threads > 256) throw std::invalid_argument("threads must be in [1, 256]");
+        games_.reserve(std::size_t(num_envs));
+        for (int i = 0; i < num_envs; ++i) games_.emplace_back(fen, options, table);
+        random_.resize(std::size_t(num_envs));
+        plies_.assign(std::size_t(num_envs), 0);
+        done_.assign(std::size_t(num_envs), 0);
+        for (int i = 0; i < num_envs; ++i) random_[std::size_t(i)].state = u64(i);
+    }
+
+    std::size_t size() const { return games_.size(); }
+    std::size_t observation_size() const { return std::size_t(games_[0].num_planes()) * V::N * V::N; }
+    int num_actions() const { return games_[0].num_actions(); }
+    const Game<V>& game(std::size_t i) const { return games_[i]; }
+    std::size_t checked_index(int i) const {
+        if (i < 0 || std::size_t(i) >= size()) throw std::out_of_range("env index out of range");
+        return std::size_t(i);
+    }
+
+    void reset_all(u64 seed, bool seeded, float* obs, std::uint8_t* mask) {
+        int n = int(size());
+#pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1)
+        for (int i = 0; i < n; ++i) {
+            if (seeded) random_[std::size_t(i)].state = seed + u64(i) * 0xD1B54A32D192ED03ULL;
+            reset_one(std::size_t(i));
+            write(std::size_t(i), obs, mask);
+        }
+    }
+
+    void step(const std::int64_t* actions, float* obs, std::uint8_t* mask, float* rewards, bool* terminated,
+              bool* truncated, std::int8_t* termination) {
+        int n = int(size());
+#pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1)
+        for (int i = 0; i < n; ++i) {
+            std::size_t k = std::size_t(i);
+            rewards[k] = 0.0f;
+            terminated[k] = truncated[k] = false;
+            termination[k] = ONGOING;
+            if (done_[k]) {
+                reset_one(k);
+            } else {
+                step_one(k, actions[k], rewards[k], terminated[k], truncated[k], termination[k]);
+            }
+            write(k, obs, mask);
+        }
+    }
+
+  private:
+    void reset_one(std::size_t k) {
+        games_[k].reset(fen_);
+        plies_[k] = 0;
+        done_[k] = 0;
+        play_opponent(k);
+    }
+
+    void step_one(std::size_t k, std::int64_t action, float& reward, bool& terminated, bool& truncated,
+                  std::int8_t& why) {
+        Game<V>& g = games_[k];
+        int mover = g.position().side;
+        if (action < 0 || action >= g.num_actions() || !g.apply(int(action))) {
+            reward = -1.0f;
+            terminated = true;
+            why = ILLEGAL_ACTION;
+            done_[k] = 1;
+            return;
+        }
+        ++plies_[k];
+        play_opponent(k);
+        int end = g.termination();
+        terminated = end != ONGOING;
+        truncated = !terminated && max_plies_ && plies_[k] >= max_plies_;
+        why = std::int8_t(end);
+        if (terminated) {
+            int seat = random_opponent_ ? agent_seat_ : mover;
+            int winner = g.winner();
+            reward = winner < 0 ? 0.0f : (winner == seat ? 1.0f : -1.0f);
+        }
+        done_[k] = terminated || truncated;
+    }
+
+    void play_opponent(std::size_t k) {
+        if (!random_opponent_) return;
+        Game<V>& g = games_[k];
+        while (g.position().side != agent_seat_ && !g.termination() && !(max_plies_ && plies_[k] >= max_plies_)) {
+            const MoveList& list = g.legal();
+            g.play(list.moves[random_[k].below(list.size)]);
+            ++plies_[k];
+        }
+    }
+
+    void write(std::size_t k, float* obs, std::uint8_t* mask) {
+        Game<V>& g = games_[k];
+        int player = random_opponent_ ? agent_seat_ : g.position().side;
+        g.observation(player, obs + k * observation_size());
+        std::uint8_t* m = mask + k * std::size_t(num_actions());
+        if (done_[k]) {
+            std::memset(m, 0, std::size_t(num_actions()));
+        } else {
+            g.legal_mask(m);
+        }
+    }
+
+    std::string fen_;
+    bool random_opponent_;
+    int agent_seat_;
+    int max_plies_;
+    int threads_;
+    std::vector<Game<V>> games_;
+    std::vector<Random> random_;
+    std::vector<int> plies_;
+    std::vector<std::uint8_t> done_;
+};
+
+}  // namespace chess_envs
