@@ -59,6 +59,20 @@ def action_table(squares: int, num_actions: int, encode: Callable[[int, int, int
     return core.ActionTable(squares, num_actions, table)
 
 
+def replayed_board(cache: tuple[list, Any] | None, played: list, new_board: Callable[[], Any], push: Callable) -> tuple:
+    """``(played, board)``: a board of the start position with the moves ``played`` pushed, reusing
+    the cached board when its moves are a prefix of them (the usual case: moves were added)."""
+    if cache is not None and cache[0] == played[: len(cache[0])]:
+        board = cache[1]
+        for move in played[len(cache[0]) :]:
+            push(board, move)
+        return played, board
+    board = new_board()
+    for move in played:
+        push(board, move)
+    return played, board
+
+
 class NativeState:
     """A :class:`~chess_envs.core.GameState` over a native game (``self._game``).
 
@@ -69,6 +83,7 @@ class NativeState:
     num_actions: int
     observation_shape: tuple[int, int, int]
     _game: Any
+    _board: tuple[list, Any] | None = None
     _outcomes: ClassVar[dict[tuple[int, int], Outcome]] = {}
 
     @property
@@ -99,6 +114,7 @@ class NativeState:
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other._game = self._game.copy()
+        other._board = None  # the reference board is built again on demand, never shared
         return other
 
     def is_terminal(self) -> bool:

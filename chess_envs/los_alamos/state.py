@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 from chess_envs.core import as_action, check_flag, check_history, check_text
 from chess_envs.los_alamos.board import KNIGHT, PIECE_LETTERS, QUEEN, ROOK, SIZE, START_FEN, Board, move_uci
 from chess_envs.los_alamos.reference import _DECODE, _ENCODE, NUM_ACTIONS
-from chess_envs.native import NativeState, action_table, core
+from chess_envs.native import NativeState, action_table, core, replayed_board
 
 _PLANES_PER_STEP = 12
 _META_PLANES = 3
@@ -81,11 +81,23 @@ class LosAlamosState(NativeState):
         )
         fen = START_FEN if fen is None else check_text(fen, "fen")
         self.observation_shape = (_PLANES_PER_STEP * history + _META_PLANES, SIZE, SIZE)
+        self._start_fen = fen
         self._game = core.LosAlamosGame(fen, self.history, self.adjudicate_insufficient_material, _native_table())
+        self._board: tuple[list, Board] | None = None
 
     @classmethod
     def from_text(cls, text: str, **options) -> LosAlamosState:
         return cls(text, **options)
+
+    @property
+    def board(self) -> Board:
+        """The game on the pure-Python reference :class:`~chess_envs.los_alamos.board.Board`, with its
+        move stack; built from the native game on first use after a move. Read it, do not push to it."""
+        self._board = replayed_board(self._board, self._game.moves_played(), self._new_board, _push)
+        return self._board[1]
+
+    def _new_board(self) -> Board:
+        return Board(self._start_fen)
 
     def apply_move(self, move: str) -> None:
         """Play the UCI move text ``move``; IllegalActionError if it is not legal."""
@@ -127,6 +139,11 @@ class LosAlamosState(NativeState):
             ]
             for rank in range(SIZE - 1, -1, -1)
         ]
+
+
+def _push(board: Board, move: tuple[int, int, int]) -> None:
+    origin, target, promotion = move
+    board.push(origin | target << 6 | _PROMOTION_CODES[promotion] << 12)
 
 
 def perft(fen: str, depth: int) -> int:

@@ -33,7 +33,7 @@ import chess
 import chess.svg
 
 from chess_envs.core import as_action, check_flag, check_history, check_text
-from chess_envs.native import NativeState, action_table, core
+from chess_envs.native import NativeState, action_table, core, replayed_board
 from chess_envs.standard.encoding import ActionEncoding, get_encoding
 
 _PLANES_PER_STEP = 14
@@ -108,13 +108,11 @@ class ChessState(NativeState):
 
         Built from the native game on first use after a move; read it, do not push to it.
         """
-        played = self._game.moves_played()
-        if self._board is None or self._board[0] != played:
-            board = chess.Board(self._start_fen)
-            for origin, target, promotion in played:
-                board.push(chess.Move(origin, target, promotion + 1 if promotion else None))
-            self._board = (played, board)
+        self._board = replayed_board(self._board, self._game.moves_played(), self._new_board, _push)
         return self._board[1]
+
+    def _new_board(self) -> chess.Board:
+        return chess.Board(self._start_fen)
 
     def apply_move(self, move: chess.Move | str) -> None:
         """Play a python-chess Move or UCI text; raises IllegalActionError if illegal."""
@@ -173,6 +171,11 @@ class ChessState(NativeState):
         lastmove = board.peek() if board.move_stack else None
         check = board.king(board.turn) if board.is_check() else None
         return chess.svg.board(board, size=size, lastmove=lastmove, check=check)
+
+
+def _push(board: chess.Board, move: tuple[int, int, int]) -> None:
+    origin, target, promotion = move
+    board.push(chess.Move(origin, target, promotion + 1 if promotion else None))
 
 
 def perft(text: str, depth: int, **options) -> int:

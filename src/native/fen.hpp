@@ -27,16 +27,17 @@ inline std::vector<std::string> split(const std::string& text, char separator, b
     return parts;
 }
 
-inline long parse_clock(const std::string& field, const std::string& fen, long minimum) {
-    if (field.empty() || field.size() > 7) throw std::invalid_argument("bad move clock '" + field + "' in '" + fen + "'");
-    long value = 0;
+// A move clock: digits only, at least `minimum`, at most MAX_CLOCK (so it fits any counter).
+inline bool parse_clock(const std::string& field, long minimum, int& value) {
+    if (field.empty() || field.size() > 7) return false;
+    long parsed = 0;
     for (char c : field) {
-        if (c < '0' || c > '9') throw std::invalid_argument("bad move clock '" + field + "' in '" + fen + "'");
-        value = value * 10 + (c - '0');
+        if (c < '0' || c > '9') return false;
+        parsed = parsed * 10 + (c - '0');
     }
-    if (value < minimum || value > MAX_CLOCK)
-        throw std::invalid_argument("move clock " + field + " out of range in '" + fen + "'");
-    return value;
+    if (parsed < minimum || parsed > MAX_CLOCK) return false;
+    value = int(parsed);
+    return true;
 }
 
 template <class V>
@@ -79,7 +80,10 @@ Position<V> parse_fen(const std::string& fen) {
                 throw std::invalid_argument("invalid piece '" + std::string(1, c) + "' in rank " +
                                             std::to_string(rank + 1) + " of '" + fen + "'" + hint);
             }
-            if (file >= N) break;
+            if (file >= N) {
+                file = N + 1;
+                break;
+            }
             int colour = (c >= 'a' && c <= 'z') ? BLACK : WHITE;
             int piece = int(found - PIECE_LETTERS);
             pos.put(colour, piece, rank * N + file);
@@ -89,18 +93,21 @@ Position<V> parse_fen(const std::string& fen) {
             }
             ++file;
         }
-        if (file != N)
-            throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of '" + fen + "' does not have " +
+        if (file > N)
+            throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of '" + fen + "' has more than " +
                                         std::to_string(N) + " files");
+        if (file != N)
+            throw std::invalid_argument("rank " + std::to_string(rank + 1) + " of '" + fen + "' has " +
+                                        std::to_string(file) + " files, not " + std::to_string(N));
     }
     for (int colour : {WHITE, BLACK})
         if (kings[colour] != 1)
             throw std::invalid_argument("'" + fen + "' has " + std::to_string(kings[colour]) + (colour ? " black" : " white") +
                                         " kings, not 1");
-    u64 back_ranks = Geometry<N>::bit(0) * 0;
+    u64 back_ranks = 0;
     for (int f = 0; f < N; ++f) back_ranks |= Geometry<N>::bit(f) | Geometry<N>::bit((N - 1) * N + f);
-    if ((pos.pieces[WHITE][PAWN] | pos.pieces[BLACK][PAWN]) & back_ranks)
-        throw std::invalid_argument("pawn on a first or last rank in '" + fen + "'");
+    if (u64 misplaced = (pos.pieces[WHITE][PAWN] | pos.pieces[BLACK][PAWN]) & back_ranks)
+        throw std::invalid_argument("pawn on " + square_name<V>(lsb(misplaced)) + ", a first or last rank, in '" + fen + "'");
     const std::string& side = fields[1];
     if (side != "w" && side != "b") throw std::invalid_argument("side to move must be 'w' or 'b' in '" + fen + "'");
     pos.side = side == "w" ? WHITE : BLACK;
@@ -139,8 +146,9 @@ Position<V> parse_fen(const std::string& fen) {
             pos.en_passant = s;
         }
     }
-    pos.halfmove_clock = int(parse_clock(fields[4], fen, 0));
-    pos.fullmove_number = int(parse_clock(fields[5], fen, 1));
+    if (!parse_clock(fields[4], 0, pos.halfmove_clock) || !parse_clock(fields[5], 1, pos.fullmove_number))
+        throw std::invalid_argument("bad move clocks '" + fields[4] + "' '" + fields[5] + "' in '" + fen +
+                                    "' (at most " + std::to_string(MAX_CLOCK) + ")");
     if (pos.attacked(pos.king_square[pos.side ^ 1], pos.side))
         throw std::invalid_argument("the side not to move is in check in '" + fen + "'");
     return pos;
