@@ -125,12 +125,13 @@ class Game {
         return moves;
     }
 
-    // The legal actions, ascending; none once the game is over.
+    // The legal actions, descending (python-chess also lists moves from the highest square down); none once
+    // the game is over.
     int legal_actions(std::int64_t* out) {
         if (termination()) return 0;
         const MoveList& list = legal();
         for (int i = 0; i < list.size; ++i) out[i] = actions_[i];
-        std::sort(out, out + list.size);
+        std::sort(out, out + list.size, [](std::int64_t a, std::int64_t b) { return a > b; });
         return list.size;
     }
 

@@ -1,0 +1,121 @@
+"""The native chess core against python-chess and the Python reference state, at every ply.
+
+Seeded random games (preferring castling, en passant, promotions and pawn moves, so that every
+rule is visited often): at each ply the legal move set, check, the game end and its reason must
+be python-chess's, and the planes and mask bit-identical to :class:`ReferenceChessState`'s.
+"""
+
+from __future__ import annotations
+
+import random
+from concurrent.futures import ProcessPoolExecutor
+
+import chess
+import numpy as np
+import pytest
+
+from chess_envs import Termination
+from chess_envs.standard import ChessState, perft
+from chess_envs.standard.reference import ReferenceChessState
+
+MAX_PLIES = 150
+
+
+def python_chess_end(board: chess.Board) -> Termination | None:
+    """The end python-chess gives (claiming draws), in our order of rules."""
+    if not any(board.generate_legal_moves()):
+        return Termination.CHECKMATE if board.is_check() else Termination.STALEMATE
+    if board.is_insufficient_material():
+        return Termination.INSUFFICIENT_MATERIAL
+    if board.is_seventyfive_moves():
+        return Termination.SEVENTYFIVE_MOVES
+    if board.is_fivefold_repetition():
+        return Termination.FIVEFOLD_REPETITION
+    if board.is_repetition(3):
+        return Termination.THREEFOLD_REPETITION
+    if board.halfmove_clock >= 100:
+        return Termination.FIFTY_MOVES
+    return None
+
+
+def play_games(seeds: range, history: int = 8, encoding: str = "alphazero") -> int:
+    plies = 0
+    for seed in seeds:
+        rng = random.Random(seed)
+        native = ChessState(history=history, action_encoding=encoding)
+        reference = ReferenceChessState(history=history, action_encoding=encoding)
+        board = chess.Board()
+        for ply in range(MAX_PLIES + 1):
+            where = (seed, ply, board.fen())
+            legal = {move.uci() for move in board.legal_moves}
+            assert {m.uci() for m in native.legal_moves_by_action().values()} == legal, where
+            assert native.to_text() == board.fen(), where
+            assert native._game.in_check() == board.is_check(), where
+            end = python_chess_end(board)
+            outcome = native.outcome()
+            assert (outcome and outcome.termination) == end, where
+            assert outcome == reference.outcome(), where
+            mask = native.legal_action_mask()
+            np.testing.assert_array_equal(mask, reference.legal_action_mask(), err_msg=str(where))
+            player = rng.randrange(2)
+            assert native.observation(player).tobytes() == reference.observation(player).tobytes(), where
+            np.testing.assert_array_equal(native.material(), reference.material())
+            if end is not None or ply == MAX_PLIES:
+                break
+            moves = list(board.legal_moves)
+            special = [m for m in moves if m.promotion or board.is_en_passant(m) or board.is_castling(m)]
+            pawn_moves = [m for m in moves if board.pawns & chess.BB_SQUARES[m.from_square]]
+            if special and rng.random() < 0.7:
+                moves = special
+            elif pawn_moves and rng.random() < 0.3:
+                moves = pawn_moves
+            move = rng.choice(moves)
+            action = native.move_to_action(move.uci())
+            native.apply(action)
+            reference.apply(action)
+            board.push(move)
+            plies += 1
+            if rng.random() < 0.05:  # undo and redo: the native history must come back exactly
+                native.undo()
+                reference.undo()
+                board.pop()
+                assert native.to_text() == board.fen() and native.repetitions() == reference.repetitions(), where
+                native.apply(action)
+                reference.apply(action)
+                board.push(move)
+    return plies
+
+
+def run_split(games: int, **options) -> int:
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        halves = [range(0, games, 2), range(1, games, 2)]
+        return sum(pool.map(play_games, halves, *[[value] * 2 for value in options.values()]))
+
+
+def test_two_thousand_random_games_agree_ply_by_ply():
+    assert run_split(2000) > 100_000
+
+
+def test_other_history_and_encoding_agree():
+    assert play_games(range(5000, 5100), history=3, encoding="from_to") > 5_000
+
+
+@pytest.mark.slow
+def test_ten_thousand_games_agree():
+    assert run_split(10_000) > 500_000
+
+
+# The six positions of the usual perft suite (chessprogramming.org "Perft Results").
+PERFT_SUITE = [
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 5, 4_865_609),
+    ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 4, 4_085_603),
+    ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 6, 11_030_083),
+    ("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 5, 15_833_292),
+    ("rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 4, 2_103_487),
+    ("r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10", 4, 3_894_594),
+]
+
+
+@pytest.mark.parametrize("fen,depth,nodes", PERFT_SUITE, ids=["start", "kiwipete", "pos3", "pos4", "pos5", "pos6"])
+def test_perft_suite(fen, depth, nodes):
+    assert perft(fen, depth) == nodes
