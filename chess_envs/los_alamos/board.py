@@ -21,6 +21,7 @@ LETTER_PIECES = {letter: piece for piece, letter in PIECE_LETTERS.items()}
 PROMOTIONS = (QUEEN, ROOK, KNIGHT)
 WHITE, BLACK = 0, 1
 START_FEN = "rnqknr/pppppp/6/6/PPPPPP/RNQKNR w - - 0 1"
+MAX_CLOCK = 1_000_000  # move clocks above this are refused (the native core stores them in an int)
 
 # Directions N, NE, E, SE, S, SW, W, NW as (file step, rank step); even indices are orthogonal.
 DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
@@ -107,7 +108,7 @@ class Board:
         for row, text in enumerate(ranks):
             rank, file = SIZE - 1 - row, 0
             for char in text:
-                if char.isdigit():
+                if char in "123456789":
                     file += int(char)
                     continue
                 piece = LETTER_PIECES.get(char.lower())
@@ -124,8 +125,15 @@ class Board:
             raise ValueError(f"side to move must be 'w' or 'b', got {side!r} in {fen!r}")
         if castling != "-" or en_passant != "-":
             raise ValueError(f"Los Alamos has no castling or en passant: fields 3 and 4 must be '-' in {fen!r}")
-        if not (halfmove.isdigit() and fullmove.isdigit() and int(fullmove) >= 1):
-            raise ValueError(f"bad move clocks {halfmove!r} {fullmove!r} in {fen!r}")
+        if not (
+            halfmove.isascii()
+            and halfmove.isdigit()
+            and fullmove.isascii()
+            and fullmove.isdigit()
+            and int(halfmove) <= MAX_CLOCK
+            and 1 <= int(fullmove) <= MAX_CLOCK
+        ):
+            raise ValueError(f"bad move clocks {halfmove!r} {fullmove!r} in {fen!r} (at most {MAX_CLOCK})")
         kings = []
         for sign, name in ((1, "white"), (-1, "black")):
             found = [sq for sq in range(NUM_SQUARES) if squares[sq] == sign * KING]

@@ -27,24 +27,36 @@ T* checked(Array<T>& array, std::size_t size, const char* what) {
     return array.data();
 }
 
+// The UTF-8 text of a Python str; strings that have none (lone surrogates) are a ValueError, not a TypeError.
+std::string text_of(nb::handle object, const char* what) {
+    if (!PyUnicode_Check(object.ptr())) throw nb::type_error((std::string(what) + " must be a string").c_str());
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_AsUTF8AndSize(object.ptr(), &size);
+    if (!data) {
+        PyErr_Clear();
+        throw std::invalid_argument(std::string(what) + " is not valid text (it has lone surrogates)");
+    }
+    return std::string(data, std::size_t(size));
+}
+
 template <class V>
 void bind_game(nb::module_& m, const char* name) {
     using G = Game<V>;
     nb::class_<G>(m, name)
         .def(
             "__init__",
-            [](G* self, const std::string& fen, int history, bool flag, std::shared_ptr<const ActionTable> table) {
+            [](G* self, nb::handle fen, int history, bool flag, std::shared_ptr<const ActionTable> table) {
                 GameOptions options;
                 options.history = history;
                 options.claim_draws = flag;
                 options.adjudicate_insufficient_material = flag;
-                new (self) G(fen, options, std::move(table));
+                new (self) G(text_of(fen, "fen"), options, std::move(table));
             },
             "fen"_a, "history"_a, "flag"_a, "table"_a,
             "A game from `fen`; `flag` is claim_draws (chess) or adjudicate_insufficient_material (Los Alamos).")
         .def("copy", [](const G& g) { return G(g); })
         .def("fen", &G::fen)
-        .def("reset", &G::reset, "fen"_a)
+        .def("reset", [](G& g, nb::handle fen) { g.reset(text_of(fen, "fen")); }, "fen"_a)
         .def_prop_ro("side", [](const G& g) { return g.position().side; })
         .def_prop_ro("halfmove_clock", [](const G& g) { return g.position().halfmove_clock; })
         .def_prop_ro("fullmove_number", [](const G& g) { return g.position().fullmove_number; })

@@ -81,7 +81,9 @@ def play_against_pyffish(seeds: range) -> int:
             ours = legal_moves(fen)
             theirs = sorted(pyffish.legal_moves("losalamos", fen, []))
             assert ours == theirs, (seed, fen)
-            optional_end, _ = pyffish.is_optional_game_end("losalamos", anchor, since)
+            # A threefold repetition needs 8 reversible plies and the 50-move rule 100: with fewer,
+            # Fairy-Stockfish has no optional end to report (and asking costs 2 ms a ply).
+            optional_end = len(since) >= 8 and pyffish.is_optional_game_end("losalamos", anchor, since)[0]
             assert state.is_terminal() == (not theirs or optional_end), (seed, fen, since)
             if state.is_terminal():
                 if not theirs:
@@ -91,7 +93,7 @@ def play_against_pyffish(seeds: range) -> int:
             move = rng.choice(ours)
             state.apply_move(move)
             plies += 1
-            if state.board.halfmove_clock == 0:
+            if state.to_text().split()[4] == "0":
                 anchor, since = state.to_text(), []
             else:
                 since.append(move)
@@ -100,9 +102,9 @@ def play_against_pyffish(seeds: range) -> int:
 
 @pytest.mark.slow
 def test_agrees_with_fairy_stockfish_on_random_games():
-    """1,000 seeded random games checked ply by ply against pyffish, over two processes."""
+    """2,000 seeded random games checked ply by ply against pyffish, over two processes."""
     pytest.importorskip("pyffish")
-    games = 1000
+    games = 2000
     with ProcessPoolExecutor(max_workers=2) as pool:
         plies = sum(pool.map(play_against_pyffish, [range(0, games, 2), range(1, games, 2)]))
-    assert plies > 50_000
+    assert plies > 100_000
