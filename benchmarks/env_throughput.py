@@ -8,6 +8,11 @@ alone, produces the observation planes and the legal-action mask at every ply:
   both sides counted), which measures what the env adds around an opponent's move;
 * ``ChessState``: our game state alone (observation, mask, outcome, apply);
 * ``PettingZoo chess_v6``: PettingZoo's classic chess through ``env.last()`` and ``step``;
+* ``LosAlamos-v0`` and ``FourPlayerChess-v0`` through ``gymnasium.make``, the same way;
+* the vector env (``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``) with 64
+  chess games, fresh (copied) float32 observations and masks every step, random legal actions
+  drawn for all rows with numpy; also with two threads. Next to plies/s it prints the GB/s of
+  observation and mask bytes the env hands out;
 * ``python-chess``: ``list(board.legal_moves)`` + ``board.push`` only, ending a game on no
   legal move, insufficient material or the 50-move rule (no observation, no mask, and no
   repetition bookkeeping: the cheapest honest loop, so the ratios favour it).
@@ -65,10 +70,10 @@ def chess_state_games(games: int, seed: int) -> int:
     return plies
 
 
-def gymnasium_games(games: int, seed: int, **env_options: object) -> int:
+def gymnasium_games(games: int, seed: int, env_id: str = "Chess-v0", **env_options: object) -> int:
     """Plies of ``games`` random games through ``gymnasium.make`` (both sides' plies counted)."""
     rng = random.Random(seed)
-    env = gym.make("Chess-v0", **env_options)
+    env = gym.make(env_id, **env_options)
     plies = 0
     for game in range(games):
         observation, _ = env.reset(seed=seed + game)
@@ -80,6 +85,42 @@ def gymnasium_games(games: int, seed: int, **env_options: object) -> int:
         plies += env.unwrapped._plies
     env.close()
     return plies
+
+
+def los_alamos_games(games: int, seed: int) -> int:
+    return gymnasium_games(games, seed, env_id="LosAlamos-v0")
+
+
+def four_player_games(games: int, seed: int) -> int:
+    return gymnasium_games(max(1, games // 5), seed, env_id="FourPlayerChess-v0")
+
+
+VECTOR_ENVS = 64
+
+
+def vector_games(games: int, seed: int, threads: int = 1) -> int:
+    """Plies of 64 chess games stepped together, ``games * 30`` steps (games restart as they end)."""
+    env = gym.make_vec(
+        "chess_envs:Chess-v0", num_envs=VECTOR_ENVS, vectorization_mode="vector_entry_point", threads=threads
+    )
+    rng = np.random.default_rng(seed)
+    observation, _ = env.reset(seed=seed)
+    plies = 0
+    for _ in range(games * 30):
+        mask = observation["action_mask"].view(bool)
+        counts = mask.sum(axis=1)
+        legal = np.flatnonzero(mask)
+        starts = np.cumsum(counts) - counts
+        picks = np.minimum(starts + (rng.random(VECTOR_ENVS) * counts).astype(np.int64), max(len(legal) - 1, 0))
+        actions = legal[picks] % mask.shape[1] if len(legal) else np.zeros(VECTOR_ENVS, dtype=np.int64)
+        plies += int((counts > 0).sum())  # rows without moves are resetting: no ply is played there
+        observation, *_ = env.step(actions)
+    env.close()
+    return plies
+
+
+def vector_two_threads(games: int, seed: int) -> int:
+    return vector_games(games, seed, threads=2)
 
 
 def gymnasium_opponent_games(games: int, seed: int) -> int:
@@ -111,7 +152,13 @@ RUNNERS: dict[str, Callable[[int, int], int]] = {
     "Chess-v0 via gymnasium.make (obs + mask)": gymnasium_games,
     "Chess-v0 vs opponent='random' (both sides)": gymnasium_opponent_games,
     "PettingZoo chess_v6 (obs + mask)": pettingzoo_games,
+    "LosAlamos-v0 via gymnasium.make (obs + mask)": los_alamos_games,
+    "FourPlayerChess-v0 via gymnasium.make (obs + mask)": four_player_games,
+    "Chess-v0 make_vec, 64 games, 1 thread": vector_games,
+    "Chess-v0 make_vec, 64 games, 2 threads": vector_two_threads,
 }
+# Bytes handed out per ply by the vector env: the float32 planes and the int8 mask of one game.
+PLY_BYTES = 119 * 64 * 4 + 4672
 
 
 def main() -> None:
@@ -129,10 +176,11 @@ def main() -> None:
             plies = runner(games, seed=1000 * repetition)
             rates[name].append(plies / (time.perf_counter() - start))
     baseline = statistics.median(rates["python-chess (legal_moves + push)"])
-    print(f"{'runner':<44} {'plies/s (median)':>16} {'ratio':>7}")
+    print(f"{'runner':<52} {'plies/s (median)':>16} {'ratio':>7}")
     for name, values in rates.items():
         median = statistics.median(values)
-        print(f"{name:<44} {median:>16,.0f} {median / baseline:>7.2f}")
+        extra = f"   {median * PLY_BYTES / 1e9:.2f} GB/s of observations and masks" if "make_vec" in name else ""
+        print(f"{name:<52} {median:>16,.0f} {median / baseline:>7.2f}{extra}")
 
 
 if __name__ == "__main__":

@@ -28,4 +28,9 @@ ENV_IDS = {"Chess-v0": "chess", "LosAlamos-v0": "los_alamos", "FourPlayerChess-v
 
 for _env_id, _game in ENV_IDS.items():
     if _env_id not in registry:
-        register(id=_env_id, entry_point="chess_envs.gym_env:GameEnv", kwargs={"game": _game})
+        register(
+            id=_env_id,
+            entry_point="chess_envs.gym_env:GameEnv",
+            vector_entry_point="chess_envs.vector_env:GameVectorEnv",
+            kwargs={"game": _game},
+        )

@@ -828,7 +828,7 @@ def parse_extras(text: str) -> dict[str, str | int | tuple]:
         if match is None:
             if text[position:].strip() == "":
                 break
-            raise ValueError(f"malformed FEN4 extras {shown!r}: unexpected {text[position:position + 10]!r}")
+            raise ValueError(f"malformed FEN4 extras {shown!r}: unexpected {text[position : position + 10]!r}")
         single, double, number, mark = match.groups()
         if mark is not None:
             tokens.append(("mark", mark))

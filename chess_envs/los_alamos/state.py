@@ -89,6 +89,10 @@ class LosAlamosState(NativeState):
     def from_text(cls, text: str, **options) -> LosAlamosState:
         return cls(text, **options)
 
+    def native_options(self) -> tuple[bool, Any]:
+        """The rule flag (adjudication) and action table that build this game's native vector core."""
+        return self.adjudicate_insufficient_material, _native_table()
+
     @property
     def board(self) -> Board:
         """The game on the pure-Python reference :class:`~chess_envs.los_alamos.board.Board`, with its

@@ -102,6 +102,10 @@ class ChessState(NativeState):
         """A state from a FEN (no earlier history)."""
         return cls(text, **options)
 
+    def native_options(self) -> tuple[bool, Any]:
+        """The rule flag (claim_draws) and action table that build this game's native vector core."""
+        return self.claim_draws, _native_table(self.encoding)
+
     @property
     def board(self) -> chess.Board:
         """The game as a python-chess Board, with its move stack (for SAN, PGN and UCI engines).

@@ -23,10 +23,7 @@ def structured_fen4(rng: random.Random) -> str:
         live[rng.randrange(4)] = True
     top, left = rng.randrange(0, SIZE - 5), rng.randrange(0, SIZE - 5)
     region = [
-        row * SIZE + col
-        for row in range(top, top + 6)
-        for col in range(left, left + 6)
-        if PLAYABLE[row * SIZE + col]
+        row * SIZE + col for row in range(top, top + 6) for col in range(left, left + 6) if PLAYABLE[row * SIZE + col]
     ]
     rng.shuffle(region)
     cells = [""] * (SIZE * SIZE)

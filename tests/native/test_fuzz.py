@@ -20,8 +20,8 @@ from chess_envs.los_alamos.board import Board as ReferenceBoard
 from chess_envs.los_alamos.state import _native_table as los_alamos_table
 from chess_envs.native import core
 from chess_envs.standard import ChessState
-from chess_envs.standard.state import _native_table as chess_table
 from chess_envs.standard.encoding import get_encoding
+from chess_envs.standard.state import _native_table as chess_table
 
 MUTATIONS = int(os.environ.get("CHESS_ENVS_FUZZ_MUTATIONS", "200000"))
 ORACLE_EVERY = 10
@@ -64,7 +64,9 @@ def mutate(rng: random.Random, text: str, alphabet: str) -> str:
         elif kind == 6:
             text = text[:i]
         else:
-            text = text[:i] + chr(rng.randrange(0, 0x110000) if rng.random() < 0.1 else rng.randrange(32, 127)) + text[i:]
+            text = (
+                text[:i] + chr(rng.randrange(0, 0x110000) if rng.random() < 0.1 else rng.randrange(32, 127)) + text[i:]
+            )
     return text
 
 
@@ -108,7 +110,9 @@ def test_chess_fen_fuzz():
                 continue
             board = chess.Board(text)  # python-chess also reads partial FENs, which ChessState completes
             assert state.to_text() == board.fen(), text
-            assert {m.uci() for m in state.legal_moves_by_action().values()} == {m.uci() for m in board.legal_moves}, text
+            assert {m.uci() for m in state.legal_moves_by_action().values()} == {m.uci() for m in board.legal_moves}, (
+                text
+            )
     assert accepted > MUTATIONS // 50
 
 

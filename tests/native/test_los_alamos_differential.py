@@ -28,7 +28,9 @@ def play_games(seeds: range, history: int = 4, adjudicate: bool = False) -> int:
             where = (seed, ply, reference.to_text())
             assert native.to_text() == reference.to_text(), where
             moves = native.legal_moves_by_action()
-            assert moves == {a: m for a, m in ((a, reference.action_to_move(a)) for a in reference.legal_moves_by_action())}, where
+            assert moves == {
+                a: m for a, m in ((a, reference.action_to_move(a)) for a in reference.legal_moves_by_action())
+            }, where
             assert native._game.in_check() == reference.board.is_check(), where
             assert native.outcome() == reference.outcome(), where
             assert native.repetitions() == reference.repetitions(), where

@@ -1,0 +1,138 @@
+"""Perft nodes per second of the native core against peers, measured side by side in one run.
+
+* chess: our native perft (``chess_envs.standard.perft``) against python-chess's perft, both
+  counting the last ply in bulk (python-chess: ``legal_moves.count()``), on the start position
+  and on "Kiwipete";
+* Los Alamos: our native perft against Fairy-Stockfish's own ``go perft`` on the Los Alamos start
+  (the Debian ``fairy-stockfish`` binary, timed from ``go perft`` to its node count, so engine
+  start-up is not counted);
+* four-player chess: our Python engine's perft (no native core yet) against python-chess's.
+
+Repetitions are interleaved; the table shows medians and each ratio to its peer.
+Run: ``python benchmarks/perft_speed.py`` (needs fairy-stockfish on PATH or in /usr/games).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import time
+
+import chess
+
+from chess_envs.four_player.board import START_FEN4, Board
+from chess_envs.los_alamos import START_FEN as LOS_ALAMOS_START
+from chess_envs.los_alamos import perft as los_alamos_perft
+from chess_envs.standard import perft as chess_perft
+
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+
+
+def python_chess_perft(board: chess.Board, depth: int) -> int:
+    if depth == 1:
+        return board.legal_moves.count()
+    nodes = 0
+    for move in board.legal_moves:
+        board.push(move)
+        nodes += python_chess_perft(board, depth - 1)
+        board.pop()
+    return nodes
+
+
+def four_player_perft(board: Board, depth: int) -> int:
+    moves = board.legal_moves()
+    if depth == 1:
+        return len(moves)
+    nodes = 0
+    for move in moves:
+        board.push(move)
+        nodes += four_player_perft(board, depth - 1)
+        board.pop()
+    return nodes
+
+
+def timed(function, *args) -> float:
+    start = time.perf_counter()
+    nodes = function(*args)
+    return nodes / (time.perf_counter() - start)
+
+
+class FairyStockfish:
+    """A running fairy-stockfish set to Los Alamos chess, asked for ``go perft``."""
+
+    def __init__(self) -> None:
+        path = shutil.which("fairy-stockfish") or shutil.which("fairy-stockfish", path="/usr/games")
+        if path is None:
+            raise SystemExit("fairy-stockfish not found: apt-get install fairy-stockfish")
+        self.process = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.send("uci")
+        self.wait_for("uciok")
+        self.send("setoption name UCI_Variant value losalamos")
+        self.send("isready")
+        self.wait_for("readyok")
+
+    def send(self, line: str) -> None:
+        self.process.stdin.write(line + "\n")
+
+    def wait_for(self, prefix: str) -> str:
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise RuntimeError("fairy-stockfish exited")
+            if line.startswith(prefix):
+                return line
+
+    def perft_rate(self, depth: int) -> float:
+        self.send("position startpos")
+        start = time.perf_counter()
+        self.send(f"go perft {depth}")
+        nodes = int(self.wait_for("Nodes searched").split(":")[1])
+        return nodes / (time.perf_counter() - start)
+
+    def close(self) -> None:
+        self.send("quit")
+        self.process.wait(timeout=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repetitions", type=int, default=5)
+    parser.add_argument("--chess-depth", type=int, default=4, help="python-chess depth (197,281 nodes at 4)")
+    parser.add_argument("--native-depth", type=int, default=6, help="our chess depth (119,060,324 nodes at 6)")
+    parser.add_argument("--los-alamos-depth", type=int, default=7, help="Los Alamos depth for both engines")
+    parser.add_argument("--four-player-depth", type=int, default=3, help="four-player depth (Python engine)")
+    args = parser.parse_args()
+    fairy = FairyStockfish()
+    runs = {
+        "chess start: python-chess": lambda: timed(python_chess_perft, chess.Board(), args.chess_depth),
+        "chess start: ours (native)": lambda: timed(chess_perft, chess.STARTING_FEN, args.native_depth),
+        "chess Kiwipete: python-chess": lambda: timed(python_chess_perft, chess.Board(KIWIPETE), args.chess_depth - 1),
+        "chess Kiwipete: ours (native)": lambda: timed(chess_perft, KIWIPETE, args.native_depth - 1),
+        "Los Alamos start: Fairy-Stockfish go perft": lambda: fairy.perft_rate(args.los_alamos_depth),
+        "Los Alamos start: ours (native)": lambda: timed(los_alamos_perft, LOS_ALAMOS_START, args.los_alamos_depth),
+        "four-player FFA start: ours (Python)": lambda: timed(
+            four_player_perft, Board(START_FEN4, "ffa"), args.four_player_depth
+        ),
+    }
+    rates: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(args.repetitions):
+        for name, run in runs.items():
+            rates[name].append(run())
+    fairy.close()
+    medians = {name: statistics.median(values) for name, values in rates.items()}
+    peers = {
+        "chess start: ours (native)": "chess start: python-chess",
+        "chess Kiwipete: ours (native)": "chess Kiwipete: python-chess",
+        "Los Alamos start: ours (native)": "Los Alamos start: Fairy-Stockfish go perft",
+        "four-player FFA start: ours (Python)": "chess start: python-chess",
+    }
+    print(f"{'perft':<46} {'nodes/s (median)':>16} {'ratio to peer':>14}")
+    for name, median in medians.items():
+        ratio = f"{median / medians[peers[name]]:.2f}" if name in peers else "1.00"
+        print(f"{name:<46} {median:>16,.0f} {ratio:>14}")
+
+
+if __name__ == "__main__":
+    main()

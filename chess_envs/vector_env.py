@@ -1,0 +1,239 @@
+"""Vector environments: N games stepped together into batched, preallocated arrays.
+
+``gymnasium.make_vec("chess_envs:Chess-v0", num_envs=64, vectorization_mode="vector_entry_point")``
+builds a :class:`GameVectorEnv`. For chess and Los Alamos one native call steps every game
+(optionally on several threads) and writes all observations and masks; four-player chess steps
+its games in a Python loop over the same interface until it has a native core.
+
+Conventions are :class:`~chess_envs.gym_env.GameEnv`'s (self-play or ``opponent="random"``,
+rewards for the mover or ``agent_seat``, ``max_plies`` truncation; an illegal action ends that
+game with -1), with Gymnasium 1.x's next-step autoreset: the step after a game ends resets it
+(the action is ignored) and returns the new game's first observation with reward 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from chess_envs.core import GameState, check_count, check_flag
+from chess_envs.games import game_class
+from chess_envs.native import TERMINATIONS, core
+
+_NATIVE = {"chess": "ChessVector", "los_alamos": "LosAlamosVector"}
+ILLEGAL = -1
+
+
+class GameVectorEnv(gym.vector.VectorEnv):
+    """``num_envs`` games of ``game`` in one vector environment.
+
+    Observations are ``{"observation": (N, C, H, W) float32, "action_mask": (N, A) int8}``; with
+    ``copy=False`` they are the env's own buffers, overwritten by the next call (no allocation).
+    ``info["termination"]`` names the rule that ended each game (``""`` for none, ``"illegal_action"``).
+    ``threads`` > 1 steps the native games on that many threads.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        game: str = "chess",
+        *,
+        fen: str | None = None,
+        max_plies: int | None = None,
+        opponent: str | None = None,
+        agent_seat: int = 0,
+        threads: int = 1,
+        copy: bool = True,
+        **game_options: Any,
+    ) -> None:
+        self.num_envs = check_count(num_envs, "num_envs", maximum=65536)
+        self.max_plies = check_count(max_plies, "max_plies", allow_none=True)
+        self.threads = check_count(threads, "threads", maximum=256)
+        self.copy = check_flag(copy, "copy")
+        if opponent not in (None, "random"):
+            raise ValueError(f"a vector env's opponent must be None (self-play) or 'random', got {opponent!r}")
+        state_class = game_class(game)
+        prototype: GameState = state_class(fen, **game_options)
+        self.agent_seat = check_count(agent_seat, "agent_seat", minimum=0, maximum=state_class.num_players - 1)
+        self.random_opponent = opponent == "random"
+        num_actions = prototype.num_actions
+        self.single_observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, prototype.observation_shape, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
+            }
+        )
+        self.single_action_space = spaces.Discrete(num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        n = self.num_envs
+        self._obs = np.zeros((n, *prototype.observation_shape), dtype=np.float32)
+        self._mask = np.zeros((n, num_actions), dtype=np.int8)
+        self._rewards = np.zeros(n, dtype=np.float32)
+        self._terminated = np.zeros(n, dtype=bool)
+        self._truncated = np.zeros(n, dtype=bool)
+        self._why = np.zeros(n, dtype=np.int8)
+        self._actions = np.zeros(n, dtype=np.int64)
+        name = getattr(state_class, "game_name", None)
+        if name in _NATIVE:
+            flag, table = prototype.native_options()
+            self._batch: Any = getattr(core, _NATIVE[name])(
+                n,
+                prototype.to_text(),
+                prototype.history,
+                flag,
+                table,
+                self.random_opponent,
+                self.agent_seat,
+                self.max_plies or 0,
+                self.threads,
+            )
+        else:
+            self._batch = PythonBatch(
+                n, state_class, fen, game_options, self.random_opponent, self.agent_seat, self.max_plies
+            )
+        self._started = False
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if options:
+            raise ValueError(f"a vector env's reset takes no options, got {options!r} (pass fen= to make_vec)")
+        super().reset(seed=seed)
+        if seed is not None and not isinstance(seed, int):
+            raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+        if seed is None:
+            seed = int(self.np_random.integers(2**63))
+        self._batch.reset(seed % 2**64, True, self._obs, self._mask.view(np.uint8))
+        self._started = True
+        return self._observation(), {}
+
+    def step(self, actions: Any):
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_envs} integers, got shape {actions.shape} ({actions.dtype})")
+        self._actions[:] = actions
+        self._batch.step(
+            self._actions,
+            self._obs,
+            self._mask.view(np.uint8),
+            self._rewards,
+            self._terminated,
+            self._truncated,
+            self._why,
+        )
+        info: dict[str, Any] = {}
+        ended = self._terminated | self._truncated
+        if ended.any():
+            names = np.array(["" if code == 0 else _termination_name(code) for code in self._why], dtype=object)
+            info = {"termination": names, "_termination": self._terminated.copy()}
+        rewards, terminated, truncated = self._rewards, self._terminated, self._truncated
+        if self.copy:
+            rewards, terminated, truncated = rewards.copy(), terminated.copy(), truncated.copy()
+        return self._observation(), rewards, terminated, truncated, info
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        if self.copy:
+            return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
+        return {"observation": self._obs, "action_mask": self._mask}
+
+    def action_masks(self) -> np.ndarray:
+        """The current legal-action masks as bool, shape (num_envs, num_actions)."""
+        return self._mask.astype(bool)
+
+    def fen(self, index: int) -> str:
+        """The position of game ``index`` as text (FEN or FEN4)."""
+        return self._batch.fen(index)
+
+
+def _termination_name(code: int) -> str:
+    return "illegal_action" if code == ILLEGAL else TERMINATIONS[code].value
+
+
+_CODES = {termination: code for code, termination in enumerate(TERMINATIONS) if termination is not None}
+
+
+class PythonBatch:
+    """The vector core's interface over Python game states, for games without a native core."""
+
+    def __init__(
+        self,
+        n: int,
+        state_class: type,
+        fen: str | None,
+        options: dict,
+        random_opponent: bool,
+        seat: int,
+        max_plies: int | None,
+    ):
+        self.new_state = lambda: state_class(fen, **options)
+        self.states = [self.new_state() for _ in range(n)]
+        self.random_opponent, self.seat, self.max_plies = random_opponent, seat, max_plies
+        self.plies = [0] * n
+        self.done = [False] * n
+        self.rngs = [np.random.default_rng(i) for i in range(n)]
+
+    def fen(self, index: int) -> str:
+        return self.states[index].to_text()
+
+    def reset(self, seed: int, seeded: bool, obs: np.ndarray, mask: np.ndarray) -> None:
+        for i in range(len(self.states)):
+            if seeded:
+                self.rngs[i] = np.random.default_rng([seed, i])
+            self._reset_one(i)
+            self._write(i, obs, mask)
+
+    def step(self, actions, obs, mask, rewards, terminated, truncated, why) -> None:
+        for i, state in enumerate(self.states):
+            rewards[i], terminated[i], truncated[i], why[i] = 0.0, False, False, 0
+            if self.done[i]:
+                self._reset_one(i)
+            else:
+                mover = state.current_player
+                if not 0 <= actions[i] < state.num_actions or not state.legal_action_mask()[actions[i]]:
+                    rewards[i], terminated[i], why[i], self.done[i] = -1.0, True, ILLEGAL, True
+                    self._write(i, obs, mask)
+                    continue
+                state.apply(int(actions[i]))
+                self.plies[i] += 1
+                self._play_opponents(i)
+                outcome = state.outcome()
+                terminated[i] = outcome is not None
+                truncated[i] = outcome is None and self.max_plies is not None and self.plies[i] >= self.max_plies
+                if outcome is not None:
+                    rewards[i] = outcome.returns[self.seat if self.random_opponent else mover]
+                    why[i] = _CODES[outcome.termination]
+                self.done[i] = bool(terminated[i] or truncated[i])
+            self._write(i, obs, mask)
+
+    def _reset_one(self, i: int) -> None:
+        self.states[i] = self.new_state()
+        self.plies[i] = 0
+        self.done[i] = False
+        self._play_opponents(i)
+
+    def _play_opponents(self, i: int) -> None:
+        state = self.states[i]
+        while (
+            self.random_opponent
+            and state.current_player != self.seat
+            and not state.is_terminal()
+            and not (self.max_plies is not None and self.plies[i] >= self.max_plies)
+        ):
+            state.apply(int(self.rngs[i].choice(state.legal_actions())))
+            self.plies[i] += 1
+
+    def _write(self, i: int, obs: np.ndarray, mask: np.ndarray) -> None:
+        state = self.states[i]
+        obs[i] = state.observation(self.seat if self.random_opponent else None)
+        mask[i] = 0 if self.done[i] else state.legal_action_mask()
+
+
+__all__ = ["GameVectorEnv", "PythonBatch"]
