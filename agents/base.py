@@ -34,6 +34,17 @@ class Agent(Protocol):
         choices from it, so a game is the same whoever plays it when (tournaments pass one)."""
         ...
 
+    def close(self) -> None:
+        """End what the agent holds (an engine process); the agent is not used afterwards."""
+        ...
+
+
+class AgentBase:
+    """The default ``close`` of agents that hold nothing to end."""
+
+    def close(self) -> None:
+        """Nothing to end."""
+
 
 class AgentError(RuntimeError):
     """An agent could not produce a move (an engine died, a file was unreadable, ...)."""
@@ -76,13 +87,6 @@ def register_agent(kind: str) -> Callable[[Factory], Factory]:
         return factory
 
     return decorate
-
-
-def close_agent(agent: object) -> None:
-    """End what an agent holds (an engine process), for agents that have a ``close``."""
-    close = getattr(agent, "close", None)
-    if close is not None:
-        close()
 
 
 def known_kinds() -> list[str]:

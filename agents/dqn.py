@@ -35,7 +35,7 @@ from stable_baselines3.common.type_aliases import DictReplayBufferSamples
 from stable_baselines3.dqn.policies import DQNPolicy, QNetwork
 from torch import nn
 
-from agents.base import AgentError, check_device, register_agent
+from agents.base import AgentBase, AgentError, check_device, register_agent
 from chess_envs.core import GameState
 from chess_envs.files import write_atomic
 from chess_envs.games import GAMES, new_state
@@ -482,7 +482,7 @@ def import_sb3(source: str | Path, target: str | Path) -> Path:
 
 
 @register_agent("dqn")
-class DQNAgent:
+class DQNAgent(AgentBase):
     """A trained MaskableDQN playing greedily: ``dqn:PATH`` (a checkpoint in the safe format)."""
 
     def __init__(self, game: str, path: str | None = None, device: str = "cpu") -> None:

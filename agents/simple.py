@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import int_option, register_agent
+from agents.base import AgentBase, int_option, register_agent
 from chess_envs.core import GameState
 
 
 @register_agent("random")
-class RandomAgent:
+class RandomAgent(AgentBase):
     """A uniformly random legal move, from a seeded generator (``random?seed=N``)."""
 
     def __init__(self, game: str | None = None, path: str | None = None, seed: int | str | None = None) -> None:
@@ -29,7 +29,7 @@ class RandomAgent:
 
 
 @register_agent("greedy")
-class GreedyAgent:
+class GreedyAgent(AgentBase):
     """One ply of look-ahead: mate in one, else the most valuable capture, else the best
     promotion, else a random move (ties are broken at random, seeded by ``greedy?seed=N``)."""
 

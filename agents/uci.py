@@ -33,7 +33,7 @@ from typing import BinaryIO, TextIO
 
 import numpy as np
 
-from agents.base import close_agent, make_agent
+from agents.base import make_agent
 from chess_envs.core import GameState
 from chess_envs.games import new_state
 
@@ -141,7 +141,7 @@ class UCIEngine:
         """Close and forget the agent, so the next ``go`` builds a fresh one."""
         agent, self.agent = self.agent, None
         try:
-            close_agent(agent)
+            agent.close()
         except Exception as error:  # a dead engine may fail to close; it is gone either way
             self.complain(f"closing the agent failed: {error}")
 
@@ -249,12 +249,14 @@ class UCIEngine:
             pass
 
     def _best_move(self, state: GameState, limits: dict[str, int]) -> str:
-        mcts = getattr(self.agent, "mcts", None)
-        if mcts is None:  # a plain agent: one answer, no search to report
+        from agents.alphazero.agent import AlphaZeroAgent
+        from agents.alphazero.mcts import SearchTree
+
+        if not isinstance(self.agent, AlphaZeroAgent):  # a plain agent: one answer, no search to report
             if "ponder" in limits:
                 self._wait_for_ponder_end()
             return state.action_to_move(self.agent.select_action(state.copy()))
-        from agents.alphazero.mcts import SearchTree
+        mcts = self.agent.mcts
 
         tree = SearchTree(state)
         started = time.monotonic()

@@ -3,7 +3,8 @@
 Every runner plays whole games of uniformly random legal moves and, except python-chess
 alone, produces the observation planes and the legal-action mask at every ply:
 
-* ``Chess-v0 (gymnasium.make)``: our env as users call it, the move picked from the mask;
+* ``Chess-v0 (gymnasium.make)``: our env as users call it, the move drawn from the state's legal
+  actions (as python-chess's runner draws from its move list), and again drawn from the mask;
 * ``Chess-v0 vs opponent="random"``: the same against the built-in random opponent (plies of
   both sides counted), which measures what the env adds around an opponent's move;
 * ``ChessState``: our game state alone (observation, mask, outcome, apply);
@@ -17,8 +18,8 @@ alone, produces the observation planes and the legal-action mask at every ply:
   legal move, insufficient material or the 50-move rule (no observation, no mask, and no
   repetition bookkeeping: the cheapest honest loop, so the ratios favour it).
 
-The env runners pick their move the same way: ``np.flatnonzero`` over the mask viewed as bool
-(numpy's nonzero is several times slower on int8 than on bool). Repetitions are interleaved
+Drawing from the mask costs ``np.flatnonzero`` over 4,672 bools (about 5 us, as much as a whole
+env step), so that variant is shown apart. Repetitions are interleaved
 (each repetition runs every runner once) and the table reports medians and the ratio to
 python-chess. Run: ``python benchmarks/env_throughput.py``.
 """
@@ -70,21 +71,35 @@ def chess_state_games(games: int, seed: int) -> int:
     return plies
 
 
-def gymnasium_games(games: int, seed: int, env_id: str = "Chess-v0", **env_options: object) -> int:
-    """Plies of ``games`` random games through ``gymnasium.make`` (both sides' plies counted)."""
+def gymnasium_games(
+    games: int, seed: int, env_id: str = "Chess-v0", from_mask: bool = False, **env_options: object
+) -> int:
+    """Plies of ``games`` random games through ``gymnasium.make`` (both sides' plies counted).
+
+    The move is drawn from the state's legal actions (python-chess's runner draws from its legal
+    move list too), or with ``from_mask`` from ``np.flatnonzero`` over the mask (5 us of numpy).
+    """
     rng = random.Random(seed)
     env = gym.make(env_id, **env_options)
+    state = env.unwrapped
     plies = 0
     for game in range(games):
         observation, _ = env.reset(seed=seed + game)
         done = False
         while not done:
-            actions = np.flatnonzero(observation["action_mask"].view(bool))
+            if from_mask:
+                actions = np.flatnonzero(observation["action_mask"].view(bool))
+            else:
+                actions = state.state.legal_actions()
             observation, _, terminated, truncated, _ = env.step(actions[rng.randrange(len(actions))])
             done = terminated or truncated
         plies += env.unwrapped._plies
     env.close()
     return plies
+
+
+def gymnasium_mask_games(games: int, seed: int) -> int:
+    return gymnasium_games(games, seed, from_mask=True)
 
 
 def los_alamos_games(games: int, seed: int) -> int:
@@ -103,18 +118,11 @@ def vector_games(games: int, seed: int, threads: int = 1) -> int:
     env = gym.make_vec(
         "chess_envs:Chess-v0", num_envs=VECTOR_ENVS, vectorization_mode="vector_entry_point", threads=threads
     )
-    rng = np.random.default_rng(seed)
     observation, _ = env.reset(seed=seed)
     plies = 0
     for _ in range(games * 30):
-        mask = observation["action_mask"].view(bool)
-        counts = mask.sum(axis=1)
-        legal = np.flatnonzero(mask)
-        starts = np.cumsum(counts) - counts
-        picks = np.minimum(starts + (rng.random(VECTOR_ENVS) * counts).astype(np.int64), max(len(legal) - 1, 0))
-        actions = legal[picks] % mask.shape[1] if len(legal) else np.zeros(VECTOR_ENVS, dtype=np.int64)
-        plies += int((counts > 0).sum())  # rows without moves are resetting: no ply is played there
-        observation, *_ = env.step(actions)
+        plies += int(observation["action_mask"].any(axis=1).sum())  # rows without moves are resetting
+        observation, *_ = env.step(env.random_actions())
     env.close()
     return plies
 
@@ -150,6 +158,7 @@ RUNNERS: dict[str, Callable[[int, int], int]] = {
     "python-chess (legal_moves + push)": python_chess_games,
     "ChessState (obs + mask)": chess_state_games,
     "Chess-v0 via gymnasium.make (obs + mask)": gymnasium_games,
+    "Chess-v0 via gymnasium.make, move drawn from the mask": gymnasium_mask_games,
     "Chess-v0 vs opponent='random' (both sides)": gymnasium_opponent_games,
     "PettingZoo chess_v6 (obs + mask)": pettingzoo_games,
     "LosAlamos-v0 via gymnasium.make (obs + mask)": los_alamos_games,
@@ -169,6 +178,8 @@ def main() -> None:
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     rates: dict[str, list[float]] = {name: [] for name in RUNNERS}
+    for runner in RUNNERS.values():  # warm-up, not measured: imports, action tables, caches
+        runner(1, seed=-1 % 2**31)
     for repetition in range(args.repetitions):
         for name, runner in RUNNERS.items():
             games = args.pettingzoo_games if runner is pettingzoo_games else args.games

@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 __all__ = [
+    "GameBase",
     "GameState",
     "IllegalActionError",
     "Outcome",
@@ -72,11 +73,14 @@ class GameState(Protocol):
     """A position plus its history, mutated in place by :meth:`apply` and :meth:`undo`.
 
     Actions and observations are in the frame of the side to move (DESIGN.md section 4).
-    States built on :class:`HistoryState` also offer ``enable_search_caches()``, which tree
-    search calls to keep legal moves across undo and transpositions.
+    The members after ``move_to_action`` have defaults in :class:`GameBase`, so a game
+    defines them only where it has something to say (four-player standings, seat colours).
     """
 
     num_players: ClassVar[int]
+    game_name: ClassVar[str]
+    seat_letters: ClassVar[str | None]
+    seat_colours: ClassVar[tuple[tuple[int, int, int], ...] | None]
     num_actions: int
     observation_shape: tuple[int, int, int]
 
@@ -137,6 +141,51 @@ class GameState(Protocol):
         """The action index of the move text ``move`` in the current position."""
         ...
 
+    def board_cells(self) -> list[list[tuple[str, int] | None | bool]]:
+        """Rows, far side first: (piece letter, seat), None for empty, False off the board."""
+        ...
+
+    @property
+    def eliminated(self) -> tuple[bool, ...]:
+        """Per seat, whether that player is out of a game that goes on."""
+        ...
+
+    def standings(self) -> tuple[float, ...]:
+        """The value per seat if the game were stopped now (a draw unless the game keeps points)."""
+        ...
+
+    def enable_search_caches(self) -> None:
+        """Called by tree search before it revisits positions thousands of times."""
+        ...
+
+    def to_svg(self, size: int = 400) -> str:
+        """An SVG picture of the position."""
+        ...
+
+
+class GameBase:
+    """Defaults of the optional members of :class:`GameState` for two-player games without points."""
+
+    num_players: ClassVar[int] = 2
+    game_name: ClassVar[str]
+    seat_letters: ClassVar[str | None] = None
+    seat_colours: ClassVar[tuple[tuple[int, int, int], ...] | None] = None
+
+    @property
+    def eliminated(self) -> tuple[bool, ...]:
+        return (False,) * self.num_players
+
+    def standings(self) -> tuple[float, ...]:
+        return (0.0,) * self.num_players
+
+    def enable_search_caches(self) -> None:
+        """Nothing to cache by default."""
+
+    def to_svg(self, size: int = 400) -> str:
+        from chess_envs.render import board_svg  # render draws any state; imported late (PIL)
+
+        return board_svg(self, size)  # type: ignore[arg-type]
+
 
 class BoundedCache(dict):
     """A dict that empties itself when full: a cheap memo of per-position work (legal moves)
@@ -152,7 +201,7 @@ class BoundedCache(dict):
         self[key] = value
 
 
-class HistoryState:
+class HistoryState(GameBase):
     """The machinery every game state shares, over a ``board`` with ``push``/``pop``.
 
     It keeps the game's position keys and their counts (for repetitions), caches the legal

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from chess_envs.core import IllegalActionError, Outcome, Termination, as_action
+from chess_envs.core import GameBase, IllegalActionError, Outcome, Termination, as_action
 
 
 def _load_core() -> Any:
@@ -73,13 +73,12 @@ def replayed_board(cache: tuple[list, Any] | None, played: list, new_board: Call
     return played, board
 
 
-class NativeState:
+class NativeState(GameBase):
     """A :class:`~chess_envs.core.GameState` over a native game (``self._game``).
 
     Subclasses build ``_game`` and set ``num_actions`` and ``observation_shape``.
     """
 
-    num_players: ClassVar[int] = 2
     num_actions: int
     observation_shape: tuple[int, int, int]
     _game: Any

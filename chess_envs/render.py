@@ -30,7 +30,7 @@ def render_ansi(state) -> str:
     Two seats: white upper case, black lower case. More seats: a colour letter then the piece
     (``rK``, ``bQ``; ``d`` for dead pieces), corners left blank.
     """
-    letters = getattr(state, "seat_letters", None)
+    letters = state.seat_letters
     lines = []
     for row in state.board_cells():
         lines.append(" ".join(_ansi_cell(cell, letters) for cell in row))
@@ -49,15 +49,18 @@ def _ansi_cell(cell: tuple[str, int] | None | bool, letters: str | None) -> str:
 
 
 def _colours(state) -> tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int, int], ...]]:
-    fills = getattr(state, "seat_colours", SEAT_FILL)
+    fills = state.seat_colours or SEAT_FILL
     inks = tuple((0, 0, 0) if sum(fill) > 450 else (255, 255, 255) for fill in fills)
     return fills, inks
 
 
 def render_svg(state, size: int = 400) -> str:
-    """An SVG picture of the board."""
-    if hasattr(state, "to_svg"):
-        return state.to_svg(size=size)
+    """An SVG picture of the board: the game's own picture (python-chess's for chess)."""
+    return state.to_svg(size=size)
+
+
+def board_svg(state, size: int = 400) -> str:
+    """An SVG picture of any game's ``board_cells()``, in its seat colours."""
     cells = state.board_cells()
     fills, inks = _colours(state)
     rows, cols = len(cells), len(cells[0])

@@ -32,8 +32,9 @@ ILLEGAL = -1
 class GameVectorEnv(gym.vector.VectorEnv):
     """``num_envs`` games of ``game`` in one vector environment.
 
-    Observations are ``{"observation": (N, C, H, W) float32, "action_mask": (N, A) int8}``; with
-    ``copy=False`` they are the env's own buffers, overwritten by the next call (no allocation).
+    Observations are ``{"observation": (N, C, H, W) float32, "action_mask": (N, A) int8}``, new
+    arrays each call that the native core writes in place; with ``copy=False`` they are the env's
+    own buffers, reused and overwritten by the next call (no allocation, cache-resident).
     ``info["termination"]`` names the rule that ended each game (``""`` for none, ``"illegal_action"``).
     ``threads`` > 1 steps the native games on that many threads.
     """
@@ -81,7 +82,7 @@ class GameVectorEnv(gym.vector.VectorEnv):
         self._truncated = np.zeros(n, dtype=bool)
         self._why = np.zeros(n, dtype=np.int8)
         self._actions = np.zeros(n, dtype=np.int64)
-        name = getattr(state_class, "game_name", None)
+        name = state_class.game_name
         if name in _NATIVE:
             flag, table = prototype.native_options()
             self._batch: Any = getattr(core, _NATIVE[name])(
@@ -109,9 +110,10 @@ class GameVectorEnv(gym.vector.VectorEnv):
             raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
         if seed is None:
             seed = int(self.np_random.integers(2**63))
+        self._fresh_buffers()
         self._batch.reset(seed % 2**64, True, self._obs, self._mask.view(np.uint8))
         self._started = True
-        return self._observation(), {}
+        return {"observation": self._obs, "action_mask": self._mask}, {}
 
     def step(self, actions: Any):
         if not self._started:
@@ -120,6 +122,7 @@ class GameVectorEnv(gym.vector.VectorEnv):
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_envs} integers, got shape {actions.shape} ({actions.dtype})")
         self._actions[:] = actions
+        self._fresh_buffers()
         self._batch.step(
             self._actions,
             self._obs,
@@ -137,12 +140,20 @@ class GameVectorEnv(gym.vector.VectorEnv):
         rewards, terminated, truncated = self._rewards, self._terminated, self._truncated
         if self.copy:
             rewards, terminated, truncated = rewards.copy(), terminated.copy(), truncated.copy()
-        return self._observation(), rewards, terminated, truncated, info
+        return {"observation": self._obs, "action_mask": self._mask}, rewards, terminated, truncated, info
 
-    def _observation(self) -> dict[str, np.ndarray]:
+    def _fresh_buffers(self) -> None:
+        """With ``copy``, new arrays for the next observation (the ones handed out stay the caller's)."""
         if self.copy:
-            return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
-        return {"observation": self._obs, "action_mask": self._mask}
+            self._obs = np.empty_like(self._obs)
+            self._mask = np.empty_like(self._mask)
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal action per game (0 where the next step resets the game),
+        drawn natively from a stream seeded by ``reset(seed=...)``: a fast random policy."""
+        actions = np.empty(self.num_envs, dtype=np.int64)
+        self._batch.random_actions(actions)
+        return actions
 
     def action_masks(self) -> np.ndarray:
         """The current legal-action masks as bool, shape (num_envs, num_actions)."""
@@ -179,14 +190,21 @@ class PythonBatch:
         self.plies = [0] * n
         self.done = [False] * n
         self.rngs = [np.random.default_rng(i) for i in range(n)]
+        self.action_rngs = [np.random.default_rng([i, 1]) for i in range(n)]
 
     def fen(self, index: int) -> str:
         return self.states[index].to_text()
+
+    def random_actions(self, out: np.ndarray) -> None:
+        for i, state in enumerate(self.states):
+            live = not self.done[i] and not state.is_terminal()
+            out[i] = self.action_rngs[i].choice(state.legal_actions()) if live else 0
 
     def reset(self, seed: int, seeded: bool, obs: np.ndarray, mask: np.ndarray) -> None:
         for i in range(len(self.states)):
             if seeded:
                 self.rngs[i] = np.random.default_rng([seed, i])
+                self.action_rngs[i] = np.random.default_rng([seed, i, 1])
             self._reset_one(i)
             self._write(i, obs, mask)
 

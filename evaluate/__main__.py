@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agents.base import AgentError, close_agent, known_kinds, make_agent
+from agents.base import AgentError, known_kinds, make_agent
 from chess_envs.files import check_writable, write_text_atomic
 from chess_envs.games import GAMES, game_class
 from evaluate.game import MAX_OPENING_PLIES, random_openings, read_openings
@@ -92,7 +92,7 @@ def play(args: argparse.Namespace) -> None:
     try:
         record = play_human(args.game, agent, seat=args.seat, fen=args.fen, **options)
     finally:
-        close_agent(agent)
+        agent.close()
     if args.pgn is not None:
         try:
             save_pgn(record, args.pgn)

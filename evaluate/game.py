@@ -81,9 +81,7 @@ def play_game(
     outcome = state.outcome()
     if outcome is None:
         record.termination = "max_plies"
-        standings = getattr(state, "standings", None)
-        values = standings() if standings is not None else (0.0,) * len(agents)
-        record.scores = [(value + 1.0) / 2.0 for value in values]
+        record.scores = [(value + 1.0) / 2.0 for value in state.standings()]
     else:
         record.termination = outcome.termination.value
         record.scores = [(value + 1.0) / 2.0 for value in outcome.returns]

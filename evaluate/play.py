@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import chess
-
 from agents.base import Agent
 from chess_envs.core import GameState
 from chess_envs.files import write_text_atomic
 from chess_envs.games import new_state
 from chess_envs.render import render_ansi
+from chess_envs.standard import ChessState
 from evaluate.game import GameRecord
 from evaluate.report import pgn
 
@@ -26,8 +25,8 @@ _PIECE_LETTERS = {"P": "", "N": "N", "B": "B", "R": "R", "Q": "Q", "K": "K"}
 
 def san_moves(state: GameState) -> dict[str, int]:
     """Standard algebraic names of the legal moves (without check marks), action by name."""
-    board = getattr(state, "board", None)
-    if isinstance(board, chess.Board):
+    if isinstance(state, ChessState):
+        board = state.board
         return {board.san(move).rstrip("+#"): state.move_to_action(move.uci()) for move in board.legal_moves}
     if state.num_players != 2:
         return {}

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from agents.base import Agent, close_agent, make_agent
+from agents.base import Agent, make_agent
 from chess_envs.files import write_text_atomic
 from chess_envs.games import game_class
 from evaluate.game import GameRecord, play_game
@@ -132,14 +132,14 @@ def _play(game: str, scheduled: ScheduledGame, max_plies: int, seed: int) -> Gam
         for spec in scheduled.players:  # an engine that failed is restarted for the next game
             agent = _worker_agents.pop(spec)
             with contextlib.suppress(Exception):  # a dead engine may fail to close; it is gone either way
-                close_agent(agent)
+                agent.close()
     return record
 
 
 def check_agents(config: TournamentConfig) -> None:
     """Build and close every agent once, so a bad spec or a missing engine fails before any game."""
     for spec in config.agents:
-        close_agent(make_agent(spec, config.game))
+        make_agent(spec, config.game).close()
 
 
 def prepare_output(config: TournamentConfig, out: Path) -> None:

@@ -374,8 +374,7 @@ class Trainer:
         standings where the game has them (four-player Free-For-All points)."""
         if state.is_terminal():
             return state.returns()
-        standings = getattr(state, "standings", None)
-        return np.asarray(standings() if standings else np.zeros(state.num_players), dtype=np.float32)
+        return np.asarray(state.standings(), dtype=np.float32)
 
     def _store(self, history: list, returns: np.ndarray) -> None:
         for planes, actions, policy, player in history:

@@ -8,7 +8,7 @@ import torch
 from agents.alphazero.checkpoint import load_network
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
 from agents.alphazero.network import AlphaZeroNet, resolve_device
-from agents.base import float_option, int_option, register_agent
+from agents.base import AgentBase, float_option, int_option, register_agent
 from chess_envs.core import GameState
 from chess_envs.games import game_class
 
@@ -36,7 +36,7 @@ class NetworkEvaluator:
 
 
 @register_agent("alphazero")
-class AlphaZeroAgent:
+class AlphaZeroAgent(AgentBase):
     """PUCT search guided by a trained network; deterministic at temperature 0 (the default).
 
     Options: ``sims`` (simulations per move, up to 100,000), ``temperature``, ``device``,

@@ -159,9 +159,7 @@ class SearchTree:
 
     def __init__(self, state: GameState) -> None:
         self.state = state
-        enable_caches = getattr(state, "enable_search_caches", None)
-        if enable_caches is not None:
-            enable_caches()
+        state.enable_search_caches()
         self.root: Node | None = None
         self._gumbel: np.ndarray | None = None
         self._candidates: np.ndarray | None = None

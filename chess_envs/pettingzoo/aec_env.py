@@ -136,8 +136,8 @@ class GameAECEnv(AECEnv, EzPickle):
         are final, but players still in the game may yet pass them, so it is provisional
         (``infos[agent]["provisional"]``); the returns of the finished game are exact.
         """
-        eliminated = getattr(self.state, "eliminated", None)
-        if eliminated is None:
+        eliminated = self.state.eliminated
+        if not any(eliminated):
             return
         standings = self.state.standings()
         for agent in self.agents:

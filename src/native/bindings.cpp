@@ -171,6 +171,8 @@ void bind_vector(nb::module_& m, const char* name) {
                 e.step(a, o, k, r, te, tr, why);
             },
             "actions"_a, "observation"_a, "mask"_a, "rewards"_a, "terminated"_a, "truncated"_a, "termination"_a)
+        .def("random_actions",
+             [](E& e, Array<std::int64_t> out) { e.random_actions(checked(out, e.size(), "actions")); })
         .def("fen", [](const E& e, int i) { return e.game(e.checked_index(i)).fen(); }, "index"_a)
         .def_prop_ro("num_envs", [](const E& e) { return int(e.size()); });
 }

@@ -37,9 +37,13 @@ class VectorEnv {
         games_.reserve(std::size_t(num_envs));
         for (int i = 0; i < num_envs; ++i) games_.emplace_back(fen, options, table);
         random_.resize(std::size_t(num_envs));
+        action_random_.resize(std::size_t(num_envs));
         plies_.assign(std::size_t(num_envs), 0);
         done_.assign(std::size_t(num_envs), 0);
-        for (int i = 0; i < num_envs; ++i) random_[std::size_t(i)].state = u64(i);
+        for (int i = 0; i < num_envs; ++i) {
+            random_[std::size_t(i)].state = u64(i);
+            action_random_[std::size_t(i)].state = ~u64(i);
+        }
     }
 
     std::size_t size() const { return games_.size(); }
@@ -55,7 +59,10 @@ class VectorEnv {
         int n = int(size());
 #pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1)
         for (int i = 0; i < n; ++i) {
-            if (seeded) random_[std::size_t(i)].state = seed + u64(i) * 0xD1B54A32D192ED03ULL;
+            if (seeded) {
+                random_[std::size_t(i)].state = seed + u64(i) * 0xD1B54A32D192ED03ULL;
+                action_random_[std::size_t(i)].state = ~(seed + u64(i) * 0xD1B54A32D192ED03ULL);
+            }
             reset_one(std::size_t(i));
             write(std::size_t(i), obs, mask);
         }
@@ -76,6 +83,20 @@ class VectorEnv {
                 step_one(k, actions[k], rewards[k], terminated[k], truncated[k], termination[k]);
             }
             write(k, obs, mask);
+        }
+    }
+
+    // A uniformly random legal action per game (0 for a game that the next step resets), from a
+    // stream of its own, so drawing actions does not change the random opponent's moves.
+    void random_actions(std::int64_t* out) {
+        for (std::size_t k = 0; k < size(); ++k) {
+            Game<V>& g = games_[k];
+            if (done_[k] || g.termination()) {
+                out[k] = 0;
+                continue;
+            }
+            const MoveList& list = g.legal();
+            out[k] = g.action_of(action_random_[k].below(list.size));
         }
     }
 
@@ -141,6 +162,7 @@ class VectorEnv {
     int threads_;
     std::vector<Game<V>> games_;
     std::vector<Random> random_;
+    std::vector<Random> action_random_;
     std::vector<int> plies_;
     std::vector<std::uint8_t> done_;
 };

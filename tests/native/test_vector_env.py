@@ -116,12 +116,33 @@ def test_threads_give_the_same_games():
             np.testing.assert_array_equal(x, y)
 
 
+@pytest.mark.parametrize("game", ["chess", "four_player"])
+def test_random_actions_are_legal_and_repeat_with_the_seed(game):
+    env = GameVectorEnv(8, game, max_plies=30)
+    runs = []
+    for _ in range(2):
+        obs, _ = env.reset(seed=4)
+        taken = []
+        for _ in range(40):
+            actions = env.random_actions()
+            live = obs["action_mask"].any(axis=1)
+            assert obs["action_mask"][live, actions[live]].all()
+            taken.append(actions)
+            obs, *_ = env.step(actions)
+        runs.append(np.array(taken))
+    np.testing.assert_array_equal(runs[0], runs[1])
+
+
 def test_seeded_resets_repeat_and_copies_are_fresh():
     env = GameVectorEnv(4, "los_alamos", opponent="random")
     first, _ = env.reset(seed=11)
     again, _ = env.reset(seed=11)
     np.testing.assert_array_equal(first["observation"], again["observation"])
     assert first["observation"] is not again["observation"]
+    reused = GameVectorEnv(4, "los_alamos", copy=False)
+    a, _ = reused.reset(seed=1)
+    b, *_ = reused.step(reused.random_actions())
+    assert a["observation"] is b["observation"]
 
 
 @pytest.mark.parametrize(
