@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> None:
         done = terminated or truncated
         if args.every and plies % args.every == 0 and not done:
             print(f"after {plies} plies:\n{env.render()}")
-    state = env.unwrapped.state
+    state = env.unwrapped.state  # type: ignore[attr-defined]  # GameEnv's state
     result = info.get("termination", "truncated")
     print(f"final position after {plies} plies:\n{env.render()}")
     print(f"game over: {result}, returns per seat {state.returns().tolist()}")

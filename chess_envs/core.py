@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import enum
 from collections import deque
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, overload, runtime_checkable
 
 import numpy as np
 
 __all__ = [
     "GameBase",
+    "GameClass",
     "GameState",
     "IllegalActionError",
     "Outcome",
@@ -141,7 +142,7 @@ class GameState(Protocol):
         """The action index of the move text ``move`` in the current position."""
         ...
 
-    def board_cells(self) -> list[list[tuple[str, int] | None | bool]]:
+    def board_cells(self) -> Sequence[Sequence[tuple[str, int] | None | bool]]:
         """Rows, far side first: (piece letter, seat), None for empty, False off the board."""
         ...
 
@@ -161,6 +162,15 @@ class GameState(Protocol):
     def to_svg(self, size: int = 400) -> str:
         """An SVG picture of the position."""
         ...
+
+
+class GameClass(Protocol):
+    """A game's state class: called with a position text (None: the start) and game options."""
+
+    num_players: int
+    game_name: str
+
+    def __call__(self, *args: Any, **kwargs: Any) -> GameState: ...
 
 
 class GameBase:
@@ -224,7 +234,7 @@ class HistoryState(GameBase):
         """The repetition key of the current board position."""
         raise NotImplementedError
 
-    def _remember(self, key: Hashable, count: int) -> None:
+    def _remember(self, key: Any, count: int) -> None:
         """Called when a position is reached (``count``: its occurrences so far, this one included)."""
 
     def _forget(self) -> None:
@@ -237,14 +247,14 @@ class HistoryState(GameBase):
     def _compute_outcome(self) -> Outcome | None:
         raise NotImplementedError
 
-    def _copy_into(self, other: HistoryState) -> None:
+    def _copy_into(self, other: Any) -> None:
         """Copy the game's own mutable containers into ``other`` (a shallow copy of self)."""
 
     # -- the shared part -------------------------------------------------------------------
 
     def _start_history(self) -> None:
-        self._keys: list[Hashable] = []
-        self._counts: dict[Hashable, int] = {}
+        self._keys: list[Any] = []
+        self._counts: dict[Any, int] = {}
         self._saved: deque | None = None
         self._legal_cache: BoundedCache | None = None
         self._record_position()
@@ -379,6 +389,18 @@ def check_history(history: Any) -> int:
     if not 1 <= history <= MAX_HISTORY:
         raise ValueError(f"history must be in [1, {MAX_HISTORY}] steps, got {history}")
     return int(history)
+
+
+@overload
+def check_count(
+    value: Any, name: str, minimum: int = 1, maximum: int | None = None, allow_none: Literal[False] = False
+) -> int: ...
+
+
+@overload
+def check_count(
+    value: Any, name: str, minimum: int = 1, maximum: int | None = None, *, allow_none: Literal[True]
+) -> int | None: ...
 
 
 def check_count(

@@ -64,7 +64,7 @@ def _alive(pid: int) -> bool:
 def remove_stale_temporaries(folder: str | Path) -> list[Path]:
     """Delete the temporary files in ``folder`` left by writers that are no longer running."""
     folder = Path(folder)
-    removed = []
+    removed: list[Path] = []
     if not folder.is_dir():
         return removed
     for path in folder.iterdir():

@@ -2,28 +2,30 @@
 
 from __future__ import annotations
 
-from chess_envs.core import GameState
+from typing import Any, cast
+
+from chess_envs.core import GameClass, GameState
 from chess_envs.four_player import FourPlayerState
 from chess_envs.los_alamos import LosAlamosState
 from chess_envs.standard import ChessState
 
-GAMES: dict[str, type] = {
+GAMES: dict[str, GameClass] = {
     "chess": ChessState,
     "los_alamos": LosAlamosState,
     "four_player": FourPlayerState,
 }
 
 
-def game_class(game: str | type) -> type:
+def game_class(game: str | type) -> GameClass:
     """The state class of ``game`` (a name from :data:`GAMES` or a state class itself)."""
     if isinstance(game, type):
-        return game
+        return cast(GameClass, game)
     try:
         return GAMES[game]
     except KeyError:
         raise ValueError(f"unknown game {game!r}; choose one of {sorted(GAMES)}") from None
 
 
-def new_state(game: str | type, fen: str | None = None, **options) -> GameState:
+def new_state(game: str | type, fen: str | None = None, **options: Any) -> GameState:
     """A state of ``game`` at ``fen`` (the standard start when None) with game ``options``."""
     return game_class(game)(fen, **options)

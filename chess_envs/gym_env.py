@@ -97,6 +97,7 @@ class GameEnv(gym.Env):
             }
         )
         self.action_space = spaces.Discrete(prototype.num_actions)
+        self._num_actions = prototype.num_actions
         self._state: GameState | None = None
         self._done = False
         self._plies = 0
@@ -131,19 +132,20 @@ class GameEnv(gym.Env):
     def _opponent_action(self, policy: Any) -> int:
         # The live state, not a copy: an opponent, like any Agent, leaves it as it found it.
         if hasattr(policy, "select_action"):
-            return policy.select_action(self._state)
-        return policy(self._state)
+            return policy.select_action(self.state)
+        return policy(self.state)
 
     def _play_opponents(self) -> int:
         """Let the opponents move until it is the learner's turn; returns the plies played."""
-        state = self._state
+        state = self.state
+        opponents = self._opponents or {}
         played = 0
         while (
             state.current_player != self.agent_seat
             and not state.is_terminal()
             and not (self.max_plies is not None and self._plies >= self.max_plies)
         ):
-            state.apply(self._opponent_action(self._opponents[state.current_player]))
+            state.apply(self._opponent_action(opponents[state.current_player]))
             self._plies += 1
             played += 1
         return played
@@ -193,7 +195,7 @@ class GameEnv(gym.Env):
         reward = 0.0
         observation = self._observe()
         info = self._info(observation["action_mask"])
-        if terminated:
+        if outcome is not None:
             reward = float(outcome.returns[mover if self._opponents is None else self.agent_seat])
             info["termination"] = outcome.termination.value
             info["returns"] = np.asarray(outcome.returns, dtype=np.float32)
@@ -227,18 +229,18 @@ class GameEnv(gym.Env):
         return observation, -1.0, True, False, info
 
     def _observe(self) -> dict[str, np.ndarray]:
-        state = self._state
+        state = self.state
         perspective = None if self._opponents is None else self.agent_seat
         mask = self.action_masks().view(np.int8)
         return {"observation": state.observation(perspective), "action_mask": mask}
 
     def _info(self, mask: np.ndarray) -> dict[str, Any]:
-        return {"action_mask": mask, "current_player": self._state.current_player}
+        return {"action_mask": mask, "current_player": self.state.current_player}
 
     def action_masks(self) -> np.ndarray:
         """The legal-action mask as bool (the method sb3-contrib's MaskablePPO calls)."""
         if self._done:
-            return np.zeros(self.action_space.n, dtype=bool)
+            return np.zeros(self._num_actions, dtype=bool)
         return self.state.legal_action_mask()
 
     def render(self):

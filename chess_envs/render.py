@@ -40,7 +40,7 @@ def render_ansi(state) -> str:
 def _ansi_cell(cell: tuple[str, int] | None | bool, letters: str | None) -> str:
     if cell is False:
         return "  " if letters else " "
-    if cell is None:
+    if not isinstance(cell, tuple):
         return " ." if letters else "."
     letter, seat = cell
     if letters:

@@ -21,7 +21,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from chess_envs.core import GameState, check_count, check_flag
+from chess_envs.core import GameClass, check_count, check_flag
 from chess_envs.games import game_class
 from chess_envs.native import TERMINATIONS, core
 
@@ -61,7 +61,7 @@ class GameVectorEnv(gym.vector.VectorEnv):
         if opponent not in (None, "random"):
             raise ValueError(f"a vector env's opponent must be None (self-play) or 'random', got {opponent!r}")
         state_class = game_class(game)
-        prototype: GameState = state_class(fen, **game_options)
+        prototype: Any = state_class(fen, **game_options)  # native games add native_options()
         self.agent_seat = check_count(agent_seat, "agent_seat", minimum=0, maximum=state_class.num_players - 1)
         self.random_opponent = opponent == "random"
         num_actions = prototype.num_actions
@@ -135,7 +135,7 @@ class GameVectorEnv(gym.vector.VectorEnv):
         info: dict[str, Any] = {}
         ended = self._terminated | self._truncated
         if ended.any():
-            names = np.array(["" if code == 0 else _termination_name(code) for code in self._why], dtype=object)
+            names = np.array(["" if code == 0 else _termination_name(int(code)) for code in self._why], dtype=np.str_)
             info = {"termination": names, "_termination": self._terminated.copy()}
         rewards, terminated, truncated = self._rewards, self._terminated, self._truncated
         if self.copy:
@@ -165,7 +165,8 @@ class GameVectorEnv(gym.vector.VectorEnv):
 
 
 def _termination_name(code: int) -> str:
-    return "illegal_action" if code == ILLEGAL else TERMINATIONS[code].value
+    termination = TERMINATIONS[code] if code != ILLEGAL else None
+    return termination.value if termination is not None else "illegal_action"
 
 
 _CODES = {termination: code for code, termination in enumerate(TERMINATIONS) if termination is not None}
@@ -177,7 +178,7 @@ class PythonBatch:
     def __init__(
         self,
         n: int,
-        state_class: type,
+        state_class: GameClass,
         fen: str | None,
         options: dict,
         random_opponent: bool,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,7 +29,7 @@ def test_env_throughput_runs_and_prints_every_runner():
         timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    for runner in ("python-chess", "ChessState", "Chess-v0", "PettingZoo chess_v6"):
+    for runner in ("python-chess", "ChessState", "Chess-v0", "PettingZoo chess_v6", "LosAlamos-v0", "make_vec"):
         assert runner in result.stdout
 
 
@@ -43,18 +46,22 @@ def test_demo_plays_a_game(tmp_path):
     assert "game over:" in result.stdout and svg.read_text().startswith("<svg")
 
 
-def test_los_alamos_speed_runs():
+def test_perft_speed_runs_against_fairy_stockfish():
+    if shutil.which("fairy-stockfish") is None and not Path("/usr/games/fairy-stockfish").exists():
+        pytest.skip("fairy-stockfish is not installed (apt-get install fairy-stockfish)")
     result = subprocess.run(
         [
             sys.executable,
-            str(ROOT / "benchmarks" / "los_alamos_speed.py"),
+            str(ROOT / "benchmarks" / "perft_speed.py"),
             "--repetitions",
             "1",
             "--chess-depth",
             "2",
+            "--native-depth",
+            "3",
             "--los-alamos-depth",
-            "2",
-            "--games",
+            "3",
+            "--four-player-depth",
             "1",
         ],
         capture_output=True,
@@ -62,7 +69,7 @@ def test_los_alamos_speed_runs():
         timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    assert "LosAlamos-v0" in result.stdout and "perft ours" in result.stdout
+    assert "Fairy-Stockfish go perft" in result.stdout and "ours (native)" in result.stdout
 
 
 def test_four_player_speed_runs():

@@ -444,9 +444,9 @@ class Board:
         ep_squares = {}
         for c in range(4):
             if hostile[c << 3 | PAWN]:
-                target = self._ep_target(c)
-                if target is not None:
-                    ep_squares[target[0]] = target[1]
+                ep_target = self._ep_target(c)
+                if ep_target is not None:
+                    ep_squares[ep_target[0]] = ep_target[1]
         for sq in self.pieces[colour]:
             code = squares[sq]
             kind = code & 7

@@ -180,9 +180,9 @@ class FourPlayerState(HistoryState):
 
     num_players: ClassVar[int] = 4
     game_name: ClassVar[str] = "four_player"
-    num_actions: ClassVar[int] = NUM_ACTIONS
-    seat_letters: ClassVar[str] = "rbygd"
-    seat_colours: ClassVar[tuple[tuple[int, int, int], ...]] = (
+    num_actions = NUM_ACTIONS
+    seat_letters: ClassVar[str | None] = "rbygd"
+    seat_colours: ClassVar[tuple[tuple[int, int, int], ...] | None] = (
         (204, 51, 51),
         (51, 102, 204),
         (230, 190, 40),

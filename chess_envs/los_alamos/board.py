@@ -271,7 +271,7 @@ class Board:
             piece = b[sq] * us
             if piece <= 0 or piece == KING:
                 continue
-            allowed = pins.get(sq)
+            allowed: tuple[int, ...] | frozenset | None = pins.get(sq)
             if block is not None:
                 allowed = block if allowed is None else tuple(t for t in allowed if t in block)
             if piece == PAWN:

@@ -103,7 +103,7 @@ class ReferenceLosAlamosState(HistoryState):
 
     num_players: ClassVar[int] = 2
     game_name: ClassVar[str] = "los_alamos"
-    num_actions: ClassVar[int] = NUM_ACTIONS
+    num_actions = NUM_ACTIONS
 
     def __init__(
         self,

@@ -66,7 +66,7 @@ class LosAlamosState(NativeState):
     """
 
     game_name: ClassVar[str] = "los_alamos"
-    num_actions: ClassVar[int] = NUM_ACTIONS
+    num_actions = NUM_ACTIONS
 
     def __init__(
         self,
@@ -168,7 +168,7 @@ def result(fen: str) -> str | None:
     outcome = state.outcome()
     if outcome is None:
         return None
-    return {(1.0, -1.0): "1-0", (-1.0, 1.0): "0-1"}.get(outcome.returns, "1/2-1/2")
+    return "1/2-1/2" if outcome.winner is None else ("1-0" if outcome.winner == 0 else "0-1")
 
 
 __all__ = ["NUM_ACTIONS", "LosAlamosState", "PIECE_LETTERS", "legal_moves", "perft", "result"]

@@ -23,12 +23,14 @@ from chess_envs import render
 from chess_envs.core import GameState, check_count, check_reset_options
 from chess_envs.games import game_class
 
+RENDER_MODES = ("ansi", "rgb_array", "svg")
+
 
 class GameAECEnv(AECEnv, EzPickle):
     """A board game as an AEC environment; ``fen``, ``max_plies`` and game options as in GameEnv."""
 
     metadata = {
-        "render_modes": ["ansi", "rgb_array", "svg"],
+        "render_modes": list(RENDER_MODES),
         "name": "game_v0",
         "is_parallelizable": False,
         "render_fps": 2,
@@ -49,7 +51,7 @@ class GameAECEnv(AECEnv, EzPickle):
         self._game = game_class(game)
         self._game_options = game_options
         self._fen = fen
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+        if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.metadata = {**self.metadata, "name": name or f"{self._game.game_name}_v0"}
         self.render_mode = render_mode
@@ -67,7 +69,7 @@ class GameAECEnv(AECEnv, EzPickle):
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: spaces.Discrete(prototype.num_actions) for agent in self.possible_agents}
-        self.state: GameState | None = None
+        self.state: GameState = prototype  # the start position until reset()
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -96,7 +98,7 @@ class GameAECEnv(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self.agent_selection = self.possible_agents[self.state.current_player]
         if self.state.is_terminal():
             self._finish()
@@ -124,6 +126,7 @@ class GameAECEnv(AECEnv, EzPickle):
 
     def _finish(self) -> None:
         outcome = self.state.outcome()
+        assert outcome is not None, "_finish is called on finished games only"
         for agent in self.agents:
             self.rewards[agent] = float(outcome.returns[self._seat(agent)])
             self.infos[agent] = {"termination": outcome.termination.value}

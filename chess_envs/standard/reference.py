@@ -64,7 +64,7 @@ def _frame_gather(player: int, steps: int) -> np.ndarray:
 def _validate_board(board: chess.Board, fen: str) -> None:
     status = board.status()
     if status != chess.STATUS_VALID:
-        reasons = [flag.name.lower().replace("_", " ") for flag in chess.Status if flag and flag in status]
+        reasons = [str(flag.name).lower().replace("_", " ") for flag in chess.Status if flag and flag in status]
         raise ValueError(f"invalid chess position {fen!r}: {', '.join(reasons)}")
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
-from chess_envs.core import Outcome, Termination
+from chess_envs.core import GameBase, Outcome, Termination
 from chess_envs.games import new_state
 
 PUZZLES = Path(__file__).resolve().parents[3] / "shared" / "reference" / "puzzles"
@@ -179,7 +179,7 @@ def test_gumbel_root_search_finds_a_mate_with_few_simulations():
     assert policy.sum() == pytest.approx(1.0) and policy.argmax() == list(tree.root.actions).index(mcts.choose(tree))
 
 
-class ThreePlayerToy:
+class ThreePlayerToy(GameBase):
     """Seat 0 picks a branch, then seat 1 picks a leaf; each leaf pays a value per seat.
 
     Seat 1 maximises its own value (max-n), so seat 0 should prefer branch 1 (where seat 1's
