@@ -194,7 +194,7 @@ class GameBase:
     def to_svg(self, size: int = 400) -> str:
         from chess_envs.render import board_svg  # render draws any state; imported late (PIL)
 
-        return board_svg(self, size)  # type: ignore[arg-type]
+        return board_svg(self, size)
 
 
 class BoundedCache(dict):
@@ -353,7 +353,7 @@ class HistoryState(GameBase):
 
     def returns(self) -> np.ndarray:
         outcome = self.outcome()
-        return np.array(outcome.returns if outcome else (0.0,) * self.num_players, dtype=np.float32)  # type: ignore[attr-defined]
+        return np.array(outcome.returns if outcome else (0.0,) * self.num_players, dtype=np.float32)
 
 
 def as_action(action: Any, num_actions: int) -> int:
