@@ -148,6 +148,17 @@ class GameVectorEnv(gym.vector.VectorEnv):
             self._obs = np.empty_like(self._obs)
             self._mask = np.empty_like(self._mask)
 
+    def reset_done(self) -> dict[str, np.ndarray]:
+        """Reset now the games that ended on the last step (same-step autoreset, which
+        Stable-Baselines3's VecEnv expects) and return the observation with their new rows.
+
+        Take any final observations you need from the last step's arrays first: with
+        ``copy=False`` their rows are overwritten here."""
+        if not self._started:
+            raise RuntimeError("call reset() before reset_done()")
+        self._batch.reset_done(self._obs, self._mask.view(np.uint8))
+        return {"observation": self._obs, "action_mask": self._mask}
+
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action per game (0 where the next step resets the game),
         drawn natively from a stream seeded by ``reset(seed=...)``: a fast random policy."""
@@ -195,6 +206,13 @@ class PythonBatch:
 
     def fen(self, index: int) -> str:
         return self.states[index].to_text()
+
+    def reset_done(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        ended = [i for i, done in enumerate(self.done) if done]
+        for i in ended:
+            self._reset_one(i)
+            self._write(i, obs, mask)
+        return len(ended)
 
     def random_actions(self, out: np.ndarray) -> None:
         for i, state in enumerate(self.states):

@@ -171,6 +171,11 @@ void bind_vector(nb::module_& m, const char* name) {
                 e.step(a, o, k, r, te, tr, why);
             },
             "actions"_a, "observation"_a, "mask"_a, "rewards"_a, "terminated"_a, "truncated"_a, "termination"_a)
+        .def("reset_done",
+             [](E& e, Array<float> obs, Array<std::uint8_t> mask) {
+                 return e.reset_done(checked(obs, e.observation_size() * e.size(), "observation"),
+                                     checked(mask, std::size_t(e.num_actions()) * e.size(), "mask"));
+             })
         .def("random_actions",
              [](E& e, Array<std::int64_t> out) { e.random_actions(checked(out, e.size(), "actions")); })
         .def("fen", [](const E& e, int i) { return e.game(e.checked_index(i)).fen(); }, "index"_a)

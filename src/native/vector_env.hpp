@@ -86,6 +86,19 @@ class VectorEnv {
         }
     }
 
+    // Resets now the games that ended on the last step (instead of on the next one), rewriting their
+    // rows: same-step autoreset, as Stable-Baselines3's VecEnv expects. Returns how many were reset.
+    int reset_done(float* obs, std::uint8_t* mask) {
+        int count = 0;
+        for (std::size_t k = 0; k < size(); ++k)
+            if (done_[k]) {
+                reset_one(k);
+                write(k, obs, mask);
+                ++count;
+            }
+        return count;
+    }
+
     // A uniformly random legal action per game (0 for a game that the next step resets), from a
     // stream of its own, so drawing actions does not change the random opponent's moves.
     void random_actions(std::int64_t* out) {
