@@ -7,6 +7,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include "four_player.hpp"
 #include "game.hpp"
 #include "vector_env.hpp"
 
@@ -182,6 +183,38 @@ void bind_vector(nb::module_& m, const char* name) {
         .def_prop_ro("num_envs", [](const E& e) { return int(e.size()); });
 }
 
+// A four-player board from the fields of the Python reference board (which parsed the FEN4).
+four::FourBoard make_four_board(const std::vector<int>& squares, int turn, const std::vector<bool>& live,
+                                const std::vector<bool>& kingside, const std::vector<bool>& queenside,
+                                const std::vector<int>& points, int halfmove_clock, const std::vector<int>& en_passant,
+                                bool teams) {
+    if (squares.size() != four::SQUARES || live.size() != 4 || kingside.size() != 4 || queenside.size() != 4 ||
+        points.size() != 4 || en_passant.size() != 8)
+        throw std::invalid_argument("four-player board fields have the wrong sizes");
+    if (turn < 0 || turn > 3 || halfmove_clock < 0) throw std::invalid_argument("bad turn or halfmove clock");
+    four::FourState state;
+    for (int s = 0; s < four::SQUARES; ++s) {
+        int code = squares[std::size_t(s)];
+        bool on_board = four::playable(s / four::SIZE, s % four::SIZE);
+        if (code < 0 || code > 39 || (code && ((code & 7) == 0 || !on_board)))
+            throw std::invalid_argument("bad piece code " + std::to_string(code) + " on square " + std::to_string(s));
+        state.squares[std::size_t(s)] = std::uint8_t(code);
+    }
+    for (int c = 0; c < 4; ++c) {
+        state.live[c] = live[std::size_t(c)];
+        state.castling[0][c] = kingside[std::size_t(c)];
+        state.castling[1][c] = queenside[std::size_t(c)];
+        state.points[c] = points[std::size_t(c)];
+        for (int k : {en_passant[std::size_t(2 * c)], en_passant[std::size_t(2 * c + 1)]})
+            if (k < -1 || k >= four::SQUARES) throw std::invalid_argument("bad en passant square");
+        state.ep_skipped[c] = en_passant[std::size_t(2 * c)];
+        state.ep_landing[c] = en_passant[std::size_t(2 * c + 1)];
+    }
+    state.turn = turn;
+    state.halfmove_clock = halfmove_clock;
+    return four::FourBoard(state, teams);
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -204,6 +237,51 @@ NB_MODULE(_core, m) {
     m.attr("TERMINATIONS") = names;
     bind_game<StandardChess>(m, "ChessGame");
     bind_game<LosAlamos>(m, "LosAlamosGame");
+    using four::FourBoard;
+    nb::class_<FourBoard>(m, "FourPlayerBoard")
+        .def(
+            "__init__",
+            [](FourBoard* self, const std::vector<int>& squares, int turn, const std::vector<bool>& live,
+               const std::vector<bool>& kingside, const std::vector<bool>& queenside, const std::vector<int>& points,
+               int halfmove_clock, const std::vector<int>& en_passant, bool teams) {
+                new (self) FourBoard(make_four_board(squares, turn, live, kingside, queenside, points, halfmove_clock,
+                                                     en_passant, teams));
+            },
+            "squares"_a, "turn"_a, "live"_a, "kingside"_a, "queenside"_a, "points"_a, "halfmove_clock"_a,
+            "en_passant"_a, "teams"_a)
+        .def("legal_moves", [](FourBoard& b) { return b.legal_moves(); })
+        .def(
+            "push",
+            [](FourBoard& b, int move) {
+                const std::vector<int>& moves = b.legal_moves();
+                if (std::find(moves.begin(), moves.end(), move) == moves.end())
+                    throw std::invalid_argument("move " + std::to_string(move) + " is not legal here");
+                b.push(move);
+            },
+            "move"_a)
+        .def("pop", &FourBoard::pop)
+        .def("in_check", [](const FourBoard& b, int colour) {
+            if (colour < 0 || colour > 3) throw std::invalid_argument("colour must be 0..3");
+            return b.in_check(colour);
+        })
+        .def(
+            "perft",
+            [](FourBoard& b, int depth) {
+                if (depth < 0) throw std::invalid_argument("depth must be >= 0");
+                nb::gil_scoped_release release;
+                return b.perft(depth);
+            },
+            "depth"_a)
+        .def("snapshot", [](const FourBoard& b) {
+            // (squares, turn, live, points, kingside, queenside, halfmove clock, game over, winning team or -1)
+            const four::FourState& s = b.state();
+            std::vector<int> squares(s.squares.begin(), s.squares.end());
+            std::vector<bool> live(s.live, s.live + 4), kingside(s.castling[0], s.castling[0] + 4),
+                queenside(s.castling[1], s.castling[1] + 4);
+            std::vector<int> points(s.points, s.points + 4);
+            return std::make_tuple(squares, s.turn, live, points, kingside, queenside, s.halfmove_clock, s.game_over,
+                                   s.winner_team);
+        });
     bind_vector<StandardChess>(m, "ChessVector");
     bind_vector<LosAlamos>(m, "LosAlamosVector");
 }

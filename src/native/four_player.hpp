@@ -1,0 +1,573 @@
+// Four-player chess (chess.com rules, Free-For-All and Teams) on a 14x14 mailbox: move generation,
+// make/unmake with the end-of-move processing (points, eliminations, dead pieces), and perft. A
+// faithful port of chess_envs/four_player/board.py, which stays the reference it is tested against.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+namespace chess_envs::four {
+
+constexpr int SIZE = 14, SQUARES = SIZE * SIZE;
+constexpr int DEAD = 4;
+enum : int { PAWN = 1, KNIGHT = 2, BISHOP = 3, ROOK = 4, QUEEN = 5, KING = 6, PROMOTED_QUEEN = 7 };
+enum : int { FLAG_DOUBLE = 1, FLAG_EP = 2, FLAG_CASTLE = 3 };
+constexpr int CAPTURE_POINTS[8] = {0, 1, 3, 5, 5, 9, 20, 1};
+constexpr int CHECKMATE_POINTS = 20, STALEMATE_POINTS = 20;
+constexpr int DOUBLE_CHECK_POINTS[2] = {1, 5}, TRIPLE_CHECK_POINTS[2] = {5, 20};
+
+inline bool playable(int row, int col) {
+    if (row < 0 || row >= SIZE || col < 0 || col >= SIZE) return false;
+    return !((row < 3 || row > 10) && (col < 3 || col > 10));
+}
+
+// A set of squares of the 14x14 board.
+struct Squares {
+    std::array<std::uint64_t, 4> words{};
+    void set(int s) { words[std::size_t(s >> 6)] |= 1ULL << (s & 63); }
+    bool has(int s) const { return (words[std::size_t(s >> 6)] >> (s & 63)) & 1; }
+    Squares operator&(const Squares& o) const {
+        Squares r;
+        for (std::size_t i = 0; i < 4; ++i) r.words[i] = words[i] & o.words[i];
+        return r;
+    }
+};
+
+struct Tables {
+    // Directions N E S W, then NE SE SW NW, as (row step, col step); N points to rank 14.
+    std::vector<int> rays[SQUARES][8];
+    std::vector<int> knight[SQUARES], king[SQUARES];
+    int push[4][SQUARES], twice[4][SQUARES];
+    std::vector<int> pawn_captures[4][SQUARES];
+    std::vector<std::pair<int, int>> pawn_sources[SQUARES];  // (square, pawn code) of pawns attacking a square
+    bool promotion[2][4][SQUARES];                             // [teams][colour][square]
+    bool hostile[2][4][64], capturable[2][4][64], own[4][64];
+    bool orthogonal[64], diagonal[64];
+    int back_ranks[4][8];
+
+    Tables() {
+        const int dr[8] = {-1, 0, 1, 0, -1, 1, 1, -1}, dc[8] = {0, 1, 0, -1, 1, 1, -1, -1};
+        const int kr[8] = {-2, -1, 1, 2, 2, 1, -1, -2}, kc[8] = {1, 2, 2, 1, -1, -2, -2, -1};
+        const int forward[4][2] = {{-1, 0}, {0, 1}, {1, 0}, {0, -1}};
+        const int capture_steps[4][2][2] = {{{-1, -1}, {-1, 1}}, {{-1, 1}, {1, 1}}, {{1, -1}, {1, 1}}, {{-1, -1}, {1, -1}}};
+        const int start_line[4][2] = {{0, 12}, {1, 1}, {0, 1}, {1, 12}};
+        const int promotion_line[2][4][2] = {{{0, 6}, {1, 7}, {0, 7}, {1, 6}}, {{0, 3}, {1, 10}, {0, 10}, {1, 3}}};
+        auto on_line = [](int s, const int line[2]) { return (line[0] == 0 ? s / SIZE : s % SIZE) == line[1]; };
+        for (int s = 0; s < SQUARES; ++s) {
+            int row = s / SIZE, col = s % SIZE;
+            for (int d = 0; d < 8; ++d) {
+                for (int r = row + dr[d], c = col + dc[d]; playable(r, c); r += dr[d], c += dc[d]) rays[s][d].push_back(r * SIZE + c);
+                if (playable(row + kr[d], col + kc[d])) knight[s].push_back((row + kr[d]) * SIZE + col + kc[d]);
+                if (playable(row + dr[d], col + dc[d])) king[s].push_back((row + dr[d]) * SIZE + col + dc[d]);
+            }
+            for (int colour = 0; colour < 4; ++colour) {
+                int r = row + forward[colour][0], c = col + forward[colour][1];
+                push[colour][s] = playable(r, c) ? r * SIZE + c : -1;
+                int r2 = row + 2 * forward[colour][0], c2 = col + 2 * forward[colour][1];
+                twice[colour][s] = on_line(s, start_line[colour]) && playable(r2, c2) ? r2 * SIZE + c2 : -1;
+                for (auto& step : capture_steps[colour])
+                    if (playable(row + step[0], col + step[1])) pawn_captures[colour][s].push_back((row + step[0]) * SIZE + col + step[1]);
+                for (int teams = 0; teams < 2; ++teams)
+                    promotion[teams][colour][s] = playable(row, col) && on_line(s, promotion_line[teams][colour]);
+            }
+        }
+        for (int s = 0; s < SQUARES; ++s) {
+            int row = s / SIZE, col = s % SIZE;
+            for (int colour = 0; colour < 4; ++colour)
+                for (auto& step : capture_steps[colour])
+                    if (playable(row - step[0], col - step[1]))
+                        pawn_sources[s].emplace_back((row - step[0]) * SIZE + col - step[1], colour << 3 | PAWN);
+        }
+        for (int teams = 0; teams < 2; ++teams)
+            for (int colour = 0; colour < 4; ++colour)
+                for (int code = 0; code < 64; ++code) {
+                    int c = code >> 3;
+                    bool enemy = teams ? (c == (colour + 1) % 4 || c == (colour + 3) % 4) : (c < 4 && c != colour);
+                    hostile[teams][colour][code] = enemy && (code & 7) != 0;
+                    capturable[teams][colour][code] = (code & 7) != 0 && (enemy || c == DEAD);
+                }
+        for (int colour = 0; colour < 4; ++colour)
+            for (int code = 0; code < 64; ++code) own[colour][code] = (code >> 3) == colour && (code & 7) != 0;
+        for (int code = 0; code < 64; ++code) {
+            int t = code & 7;
+            orthogonal[code] = t == ROOK || t == QUEEN || t == PROMOTED_QUEEN;
+            diagonal[code] = t == BISHOP || t == QUEEN || t == PROMOTED_QUEEN;
+        }
+        for (int i = 0; i < 8; ++i) {
+            back_ranks[0][i] = 13 * SIZE + 3 + i;        // Red: d1..k1
+            back_ranks[1][i] = (10 - i) * SIZE;          // Blue: a4..a11
+            back_ranks[2][i] = 10 - i;                   // Yellow: k14..d14
+            back_ranks[3][i] = (3 + i) * SIZE + 13;      // Green: n11..n4
+        }
+    }
+};
+
+inline const Tables& tables() {
+    static const Tables t;
+    return t;
+}
+
+struct Castle {
+    int king_from = -1, king_to = -1, rook_from = -1, rook_to = -1;
+    int between[6]{};
+    int between_count = 0;
+    int path[2]{};
+};
+
+// Everything a move changes: copied whole for unmake (a few hundred bytes).
+struct FourState {
+    std::array<std::uint8_t, SQUARES> squares{};
+    int turn = 0;
+    bool live[4]{};
+    bool castling[2][4]{};  // [kingside / queenside][colour]
+    int points[4]{};
+    int halfmove_clock = 0;
+    int kings[4]{-1, -1, -1, -1};
+    int ep_skipped[4]{-1, -1, -1, -1}, ep_landing[4]{-1, -1, -1, -1};
+    bool game_over = false;
+    int winner_team = -1;
+};
+
+class FourBoard {
+  public:
+    FourBoard(const FourState& state, bool teams) : s_(state), teams_(teams) {
+        for (int c = 0; c < 4; ++c) {
+            s_.kings[c] = -1;
+        }
+        for (int sq = 0; sq < SQUARES; ++sq) {
+            int code = s_.squares[std::size_t(sq)];
+            if (code && (code >> 3) < 4 && (code & 7) == KING) s_.kings[code >> 3] = sq;
+        }
+        castling_geometry();
+        if (!teams_) s_.game_over = count_live() <= 1;
+    }
+
+    const FourState& state() const { return s_; }
+    bool teams() const { return teams_; }
+
+    const std::vector<int>& legal_moves() {
+        if (!moves_ready_) {
+            moves_.clear();
+            if (!s_.game_over) generate(s_.turn, moves_);
+            moves_ready_ = true;
+        }
+        return moves_;
+    }
+
+    bool in_check(int colour) const {
+        int king = s_.kings[colour];
+        return king >= 0 && s_.live[colour] && attacked(king, tables().hostile[teams_][colour]);
+    }
+
+    void push(int move) {
+        stack_.push_back(s_);
+        const Tables& t = tables();
+        auto& sq = s_.squares;
+        int mover = s_.turn;
+        int origin = move & 255, to = (move >> 8) & 255, promotion = (move >> 16) & 15, flag = move >> 20;
+        int piece = sq[std::size_t(origin)], captured = sq[std::size_t(to)];
+        int ep_square = -1, ep_victim = 0;
+        if (flag == FLAG_EP)
+            for (int c = 0; c < 4; ++c)
+                if (ep_target(c) && s_.ep_skipped[c] == to) {
+                    ep_square = s_.ep_landing[c];
+                    ep_victim = sq[std::size_t(ep_square)];
+                    break;
+                }
+        sq[std::size_t(origin)] = 0;
+        if (captured) remove(to, captured);
+        if (ep_square >= 0) {
+            sq[std::size_t(ep_square)] = 0;
+            remove(ep_square, ep_victim);
+        }
+        sq[std::size_t(to)] = std::uint8_t(promotion ? (mover << 3 | promotion) : piece);
+        int kind = piece & 7;
+        if (kind == KING) {
+            s_.kings[mover] = to;
+            s_.castling[0][mover] = s_.castling[1][mover] = false;
+            if (flag == FLAG_CASTLE) {
+                const Castle& c = castle_[mover][to == castle_[mover][0].king_to ? 0 : 1];
+                sq[std::size_t(c.rook_from)] = 0;
+                sq[std::size_t(c.rook_to)] = std::uint8_t(mover << 3 | ROOK);
+            }
+        }
+        for (int s : {origin, to})
+            if (rook_home_colour_[s] >= 0) s_.castling[rook_home_side_[s]][rook_home_colour_[s]] = false;
+        if (flag == FLAG_DOUBLE) {
+            s_.ep_skipped[mover] = (origin + to) / 2;
+            s_.ep_landing[mover] = to;
+        } else {
+            s_.ep_skipped[mover] = s_.ep_landing[mover] = -1;
+        }
+        s_.halfmove_clock = (captured || ep_victim || kind == PAWN) ? 0 : s_.halfmove_clock + 1;
+        moves_ready_ = false;
+        if (teams_) {
+            if (live_king(captured) || live_king(ep_victim)) {
+                s_.game_over = true;
+                s_.winner_team = mover % 2;
+            }
+        } else {
+            end_of_move_ffa(mover, piece, captured, ep_victim);
+        }
+        advance_turn(mover);
+        (void)t;
+    }
+
+    void pop() {
+        if (stack_.empty()) throw std::out_of_range("pop: no move to take back");
+        s_ = stack_.back();
+        stack_.pop_back();
+        moves_ready_ = false;
+    }
+
+    std::size_t plies() const { return stack_.size(); }
+
+    // Leaf nodes of the legal-move tree, as the reference data counts them: a move that ends the
+    // game is a leaf at its own depth; the last ply is counted from the move list.
+    std::uint64_t perft(int depth) {
+        if (depth == 0) return 1;
+        std::vector<int> moves = legal_moves();
+        if (depth == 1) return moves.size();
+        std::uint64_t nodes = 0;
+        for (int m : moves) {
+            push(m);
+            if (!s_.game_over) nodes += perft(depth - 1);
+            pop();
+        }
+        return nodes;
+    }
+
+    // The legal moves of `colour` as if it were to move.
+    void generate(int colour, std::vector<int>& moves) const {
+        const Tables& t = tables();
+        const auto& sq = s_.squares;
+        const bool* hostile = t.hostile[teams_][colour];
+        const bool* capturable = t.capturable[teams_][colour];
+        int king = s_.kings[colour];
+        int checkers = 0;
+        bool has_block = false;
+        Squares block;
+        int pin_square[8];
+        Squares pin_line[8];
+        int pins = 0;
+        if (king >= 0) {
+            for (int d = 0; d < 8; ++d) {
+                const bool* slider = d < 4 ? t.orthogonal : t.diagonal;
+                int first = -1;
+                Squares line;
+                for (int target : t.rays[king][d]) {
+                    line.set(target);
+                    int code = sq[std::size_t(target)];
+                    if (!code) continue;
+                    if (first < 0) {
+                        if (hostile[code] && slider[code]) {
+                            ++checkers;
+                            block = line;
+                            has_block = true;
+                        } else if ((code >> 3) == colour) {
+                            first = target;
+                            continue;
+                        }
+                        break;
+                    }
+                    if (hostile[code] && slider[code]) {
+                        pin_square[pins] = first;
+                        pin_line[pins++] = line;
+                    }
+                    break;
+                }
+            }
+            for (int target : t.knight[king]) {
+                int code = sq[std::size_t(target)];
+                if (code && hostile[code] && (code & 7) == KNIGHT) single_checker(target, checkers, block, has_block);
+            }
+            for (auto [target, pawn] : t.pawn_sources[king])
+                if (sq[std::size_t(target)] == pawn && hostile[pawn]) single_checker(target, checkers, block, has_block);
+            for (int target : t.king[king]) {
+                int code = sq[std::size_t(target)];
+                if (code && hostile[code] && (code & 7) == KING) single_checker(target, checkers, block, has_block);
+            }
+        }
+        if (checkers > 1) {
+            block = Squares();
+            has_block = true;
+        } else if (!checkers) {
+            has_block = false;
+        }
+        const bool* promotion_squares = t.promotion[teams_][colour];
+        static constexpr int TEAM_PROMOTIONS[4] = {QUEEN, ROOK, BISHOP, KNIGHT};
+        static constexpr int FFA_PROMOTIONS[1] = {PROMOTED_QUEEN};
+        const int* promotions = teams_ ? TEAM_PROMOTIONS : FFA_PROMOTIONS;
+        int promotion_count = teams_ ? 4 : 1;
+        int ep_landing_of[SQUARES];  // only read where ep_marked
+        Squares ep_marked;
+        for (int c = 0; c < 4; ++c)
+            if (hostile[c << 3 | PAWN] && ep_target(c)) {
+                ep_marked.set(s_.ep_skipped[c]);
+                ep_landing_of[s_.ep_skipped[c]] = s_.ep_landing[c];
+            }
+        auto add_pawn = [&](int from, int to, int flag) {
+            if (promotion_squares[to]) {
+                for (int i = 0; i < promotion_count; ++i) moves.push_back(from | to << 8 | promotions[i] << 16 | flag << 20);
+            } else {
+                moves.push_back(from | to << 8 | flag << 20);
+            }
+        };
+        for (int from = 0; from < SQUARES; ++from) {
+            int code = sq[std::size_t(from)];
+            if (!code || (code >> 3) != colour) continue;
+            int kind = code & 7;
+            if (kind == KING) continue;
+            bool restricted = false;
+            Squares allowed;
+            for (int p = 0; p < pins; ++p)
+                if (pin_square[p] == from) {
+                    allowed = pin_line[p];
+                    restricted = true;
+                }
+            if (has_block) {
+                allowed = restricted ? (allowed & block) : block;
+                restricted = true;
+            }
+            auto may = [&](int to) { return !restricted || allowed.has(to); };
+            auto may_capture = [&](int to, int target) {
+                return may(to) || (teams_ && hostile[target] && (target & 7) == KING);
+            };
+            if (kind == PAWN) {
+                int to = t.push[colour][from];
+                if (to >= 0 && !sq[std::size_t(to)]) {
+                    if (may(to)) add_pawn(from, to, 0);
+                    int two = t.twice[colour][from];
+                    if (two >= 0 && !sq[std::size_t(two)] && may(two)) moves.push_back(from | two << 8 | FLAG_DOUBLE << 20);
+                }
+                for (int target_square : t.pawn_captures[colour][from]) {
+                    int target = sq[std::size_t(target_square)];
+                    if (ep_marked.has(target_square) && (!target || capturable[target])) {
+                        if (ep_is_legal(colour, from, target_square, ep_landing_of[target_square]))
+                            add_pawn(from, target_square, FLAG_EP);
+                    } else if (target && capturable[target] && may_capture(target_square, target)) {
+                        add_pawn(from, target_square, 0);
+                    }
+                }
+            } else if (kind == KNIGHT) {
+                for (int to : t.knight[from]) {
+                    int target = sq[std::size_t(to)];
+                    if (!target) {
+                        if (may(to)) moves.push_back(from | to << 8);
+                    } else if (capturable[target] && may_capture(to, target)) {
+                        moves.push_back(from | to << 8);
+                    }
+                }
+            } else {
+                int first = (kind == BISHOP) ? 4 : 0, last = (kind == ROOK) ? 4 : 8;
+                for (int d = first; d < last; ++d)
+                    for (int to : t.rays[from][d]) {
+                        int target = sq[std::size_t(to)];
+                        if (!target) {
+                            if (may(to)) moves.push_back(from | to << 8);
+                            continue;
+                        }
+                        if (capturable[target] && may_capture(to, target)) moves.push_back(from | to << 8);
+                        break;
+                    }
+            }
+        }
+        if (king >= 0) king_moves(colour, king, moves, hostile, capturable, checkers == 0);
+    }
+
+  private:
+    static void single_checker(int target, int& checkers, Squares& block, bool& has_block) {
+        ++checkers;
+        block = Squares();
+        block.set(target);
+        has_block = true;
+    }
+    static bool live_king(int code) { return code && (code & 7) == KING && (code >> 3) < DEAD; }
+
+    int count_live() const { return s_.live[0] + s_.live[1] + s_.live[2] + s_.live[3]; }
+
+    bool ep_target(int c) const {
+        return s_.ep_landing[c] >= 0 && s_.squares[std::size_t(s_.ep_landing[c])] == (c << 3 | PAWN);
+    }
+
+    bool attacked(int square, const bool* attackers) const {
+        const Tables& t = tables();
+        const auto& sq = s_.squares;
+        for (int target : t.knight[square]) {
+            int code = sq[std::size_t(target)];
+            if (code && attackers[code] && (code & 7) == KNIGHT) return true;
+        }
+        for (auto [target, pawn] : t.pawn_sources[square])
+            if (sq[std::size_t(target)] == pawn && attackers[pawn]) return true;
+        for (int target : t.king[square]) {
+            int code = sq[std::size_t(target)];
+            if (code && attackers[code] && (code & 7) == KING) return true;
+        }
+        for (int d = 0; d < 8; ++d) {
+            const bool* slider = d < 4 ? t.orthogonal : t.diagonal;
+            for (int target : t.rays[square][d]) {
+                int code = sq[std::size_t(target)];
+                if (code) {
+                    if (attackers[code] && slider[code]) return true;
+                    break;
+                }
+            }
+        }
+        return false;
+    }
+
+    void king_moves(int colour, int king, std::vector<int>& moves, const bool* hostile, const bool* capturable,
+                    bool safe) const {
+        auto& sq = const_cast<std::array<std::uint8_t, SQUARES>&>(s_.squares);
+        std::uint8_t code = sq[std::size_t(king)];
+        sq[std::size_t(king)] = 0;
+        for (int to : tables().king[king]) {
+            int target = sq[std::size_t(to)];
+            if (target && !capturable[target]) continue;
+            if (!attacked(to, hostile) || (teams_ && target && hostile[target] && (target & 7) == KING))
+                moves.push_back(king | to << 8);
+        }
+        sq[std::size_t(king)] = code;
+        if (!safe) return;
+        for (int side = 0; side < 2; ++side) {
+            if (!s_.castling[side][colour]) continue;
+            const Castle& c = castle_[colour][side];
+            if (king != c.king_from || sq[std::size_t(c.rook_from)] != (colour << 3 | ROOK)) continue;
+            bool blocked = false;
+            for (int i = 0; i < c.between_count; ++i) blocked |= sq[std::size_t(c.between[i])] != 0;
+            if (blocked || attacked(c.path[0], hostile) || attacked(c.path[1], hostile)) continue;
+            moves.push_back(king | c.king_to << 8 | FLAG_CASTLE << 20);
+        }
+    }
+
+    bool ep_is_legal(int colour, int origin, int to, int landing) const {
+        auto& sq = const_cast<std::array<std::uint8_t, SQUARES>&>(s_.squares);
+        if (teams_ && (sq[std::size_t(to)] & 7) == KING) return true;
+        std::uint8_t pawn = sq[std::size_t(origin)], target = sq[std::size_t(to)], victim = sq[std::size_t(landing)];
+        sq[std::size_t(origin)] = 0;
+        sq[std::size_t(to)] = pawn;
+        sq[std::size_t(landing)] = 0;
+        bool legal = s_.kings[colour] < 0 || !attacked(s_.kings[colour], tables().hostile[teams_][colour]);
+        sq[std::size_t(origin)] = pawn;
+        sq[std::size_t(to)] = target;
+        sq[std::size_t(landing)] = victim;
+        return legal;
+    }
+
+    void remove(int square, int code) {
+        (void)square;
+        int colour = code >> 3;
+        if (colour < 4 && (code & 7) == KING) s_.kings[colour] = -1;
+    }
+
+    void end_of_move_ffa(int mover, int piece, int captured, int ep_victim) {
+        const Tables& t = tables();
+        for (int victim : {captured, ep_victim})
+            if (victim && (victim >> 3) < 4) {
+                s_.points[mover] += CAPTURE_POINTS[victim & 7];
+                if ((victim & 7) == KING) eliminate(victim >> 3);
+            }
+        if (count_live() <= 1) return;
+        int checked = 0;
+        for (int c = 0; c < 4; ++c)
+            if (c != mover && s_.live[c] && s_.kings[c] >= 0 && attacked(s_.kings[c], t.own[mover])) ++checked;
+        if (checked >= 2) {
+            int queen = (piece & 7) == QUEEN || (piece & 7) == PROMOTED_QUEEN ? 0 : 1;
+            s_.points[mover] += (checked == 2 ? DOUBLE_CHECK_POINTS : TRIPLE_CHECK_POINTS)[queen];
+        }
+        std::vector<int> scratch;
+        for (int step = 1; step <= 3; ++step) {
+            int c = (mover + step) % 4;
+            if (!s_.live[c] || !in_check(c)) continue;
+            scratch.clear();
+            generate(c, scratch);
+            if (scratch.empty()) {
+                eliminate(c);
+                s_.points[mover] += CHECKMATE_POINTS;
+                if (count_live() <= 1) return;
+            }
+        }
+    }
+
+    void eliminate(int colour) {
+        auto& sq = s_.squares;
+        for (auto& code : sq)
+            if (code && (code >> 3) == colour) code = std::uint8_t(DEAD << 3 | (code & 7));
+        s_.kings[colour] = -1;
+        s_.live[colour] = false;
+        s_.ep_skipped[colour] = s_.ep_landing[colour] = -1;
+        s_.castling[0][colour] = s_.castling[1][colour] = false;
+    }
+
+    void advance_turn(int mover) {
+        if (s_.game_over || count_live() <= 1) {
+            s_.game_over = true;
+            moves_.clear();
+            moves_ready_ = true;
+            return;
+        }
+        int next = mover;
+        while (true) {
+            next = (next + 1) % 4;
+            if (!s_.live[next]) continue;
+            s_.turn = next;
+            if (teams_) return;
+            moves_.clear();
+            generate(next, moves_);
+            if (!moves_.empty()) {
+                moves_ready_ = true;
+                return;
+            }
+            eliminate(next);
+            s_.points[next] += STALEMATE_POINTS;
+            if (count_live() <= 1) {
+                s_.game_over = true;
+                moves_.clear();
+                moves_ready_ = true;
+                return;
+            }
+        }
+    }
+
+    // Castling squares per colour from where its king starts (modern or classic set-up).
+    void castling_geometry() {
+        const Tables& t = tables();
+        for (int& c : rook_home_colour_) c = -1;
+        for (int& c : rook_home_side_) c = 0;
+        for (int colour = 0; colour < 4; ++colour) {
+            const int* rank = t.back_ranks[colour];
+            int index = -1;
+            for (int i = 3; i <= 4; ++i)
+                if (rank[i] == s_.kings[colour]) index = i;
+            if (index < 0) index = (colour == 0 || colour == 2) ? 4 : 3;
+            int near = index == 4 ? 7 : 0, far = index == 4 ? 0 : 7;
+            int step_near = index == 4 ? 1 : -1, step_far = -step_near;
+            int rooks[2] = {near, far}, steps[2] = {step_near, step_far};
+            for (int side = 0; side < 2; ++side) {
+                Castle& c = castle_[colour][side];
+                c.king_from = rank[index];
+                c.king_to = rank[index + 2 * steps[side]];
+                c.rook_from = rank[rooks[side]];
+                c.rook_to = rank[index + steps[side]];
+                c.between_count = 0;
+                for (int i = std::min(index, rooks[side]) + 1; i < std::max(index, rooks[side]); ++i) c.between[c.between_count++] = rank[i];
+                c.path[0] = c.rook_to;
+                c.path[1] = c.king_to;
+                rook_home_colour_[c.rook_from] = colour;
+                rook_home_side_[c.rook_from] = side;
+            }
+        }
+    }
+
+    FourState s_;
+    bool teams_;
+    Castle castle_[4][2];
+    int rook_home_colour_[SQUARES];
+    int rook_home_side_[SQUARES];
+    std::vector<FourState> stack_;
+    std::vector<int> moves_;
+    bool moves_ready_ = false;
+};
+
+}  // namespace chess_envs::four
