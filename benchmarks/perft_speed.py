@@ -6,7 +6,9 @@
 * Los Alamos: our native perft against Fairy-Stockfish's own ``go perft`` on the Los Alamos start
   (the Debian ``fairy-stockfish`` binary, timed from ``go perft`` to its node count, so engine
   start-up is not counted);
-* four-player chess: our Python engine's perft (no native core yet) against python-chess's.
+* four-player chess: our native board's perft (FFA start, every move with its end-of-move
+  processing: points, checkmates of the other players, stalemate eliminations) against
+  python-chess's, and the Python reference board's for comparison.
 
 Repetitions are interleaved; the table shows medians and each ratio to its peer.
 Run: ``python benchmarks/perft_speed.py`` (needs fairy-stockfish on PATH or in /usr/games).
@@ -22,6 +24,7 @@ import time
 
 import chess
 
+from chess_envs.four_player import perft as four_player_native_perft
 from chess_envs.four_player.board import START_FEN4, Board
 from chess_envs.los_alamos import START_FEN as LOS_ALAMOS_START
 from chess_envs.los_alamos import perft as los_alamos_perft
@@ -102,7 +105,8 @@ def main() -> None:
     parser.add_argument("--chess-depth", type=int, default=4, help="python-chess depth (197,281 nodes at 4)")
     parser.add_argument("--native-depth", type=int, default=6, help="our chess depth (119,060,324 nodes at 6)")
     parser.add_argument("--los-alamos-depth", type=int, default=7, help="Los Alamos depth for both engines")
-    parser.add_argument("--four-player-depth", type=int, default=3, help="four-player depth (Python engine)")
+    parser.add_argument("--four-player-depth", type=int, default=3, help="four-player depth, Python board")
+    parser.add_argument("--four-player-native-depth", type=int, default=5, help="four-player depth, native board")
     args = parser.parse_args()
     fairy = FairyStockfish()
     runs = {
@@ -112,7 +116,10 @@ def main() -> None:
         "chess Kiwipete: ours (native)": lambda: timed(chess_perft, KIWIPETE, args.native_depth - 1),
         "Los Alamos start: Fairy-Stockfish go perft": lambda: fairy.perft_rate(args.los_alamos_depth),
         "Los Alamos start: ours (native)": lambda: timed(los_alamos_perft, LOS_ALAMOS_START, args.los_alamos_depth),
-        "four-player FFA start: ours (Python)": lambda: timed(
+        "four-player FFA start: ours (native)": lambda: timed(
+            four_player_native_perft, START_FEN4, args.four_player_native_depth
+        ),
+        "four-player FFA start: ours (Python reference)": lambda: timed(
             four_player_perft, Board(START_FEN4, "ffa"), args.four_player_depth
         ),
     }
@@ -126,7 +133,8 @@ def main() -> None:
         "chess start: ours (native)": "chess start: python-chess",
         "chess Kiwipete: ours (native)": "chess Kiwipete: python-chess",
         "Los Alamos start: ours (native)": "Los Alamos start: Fairy-Stockfish go perft",
-        "four-player FFA start: ours (Python)": "chess start: python-chess",
+        "four-player FFA start: ours (native)": "chess start: python-chess",
+        "four-player FFA start: ours (Python reference)": "chess start: python-chess",
     }
     print(f"{'perft':<46} {'nodes/s (median)':>16} {'ratio to peer':>14}")
     for name, median in medians.items():

@@ -63,6 +63,8 @@ def test_perft_speed_runs_against_fairy_stockfish():
             "3",
             "--four-player-depth",
             "1",
+            "--four-player-native-depth",
+            "2",
         ],
         capture_output=True,
         text=True,

@@ -433,8 +433,9 @@ def _team_returns(winning_team: int) -> tuple[float, ...]:
     return tuple(1.0 if colour % 2 == winning_team else -1.0 for colour in range(4))
 
 
-def perft(fen4: str, depth: int, mode: str = FFA) -> int:
-    """Leaf nodes of the legal-move tree at ``depth``, as the reference data counts them.
+def reference_perft(fen4: str, depth: int, mode: str = FFA) -> int:
+    """Leaf nodes of the legal-move tree at ``depth`` on the Python board, as the reference data
+    counts them (:func:`chess_envs.four_player.perft` counts the same on the native board).
 
     A move that ends the game (FFA: the last opponent eliminated; Teams: a king captured) is a
     leaf at its own depth. Eliminations happen inside each move; draw rules and the claim win are
