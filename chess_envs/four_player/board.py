@@ -189,6 +189,46 @@ def move_text(move: int) -> str:
     return text + "=" + PIECE_LETTERS[promotion] if promotion else text
 
 
+def fen4_text(
+    squares: list[int],
+    turn: int,
+    live: list[bool],
+    castling: list[list[int]] | list[list[bool]],
+    points: list[int],
+    halfmove_clock: int,
+    en_passant: list[tuple[int, int] | None],
+) -> str:
+    """FEN4 text of a position: ``en_passant`` holds each colour's live target (skipped, landing) or None."""
+    fields = [
+        "RBYG"[turn],
+        ",".join("0" if alive else "1" for alive in live),
+        ",".join(str(int(r)) for r in castling[0]),
+        ",".join(str(int(r)) for r in castling[1]),
+        ",".join(str(p) for p in points),
+        str(halfmove_clock),
+    ]
+    if any(en_passant):
+        entries = ",".join(f"'{square_name(t[0])}:{square_name(t[1])}'" if t else "''" for t in en_passant)
+        fields.append("{'enPassant':(" + entries + ")}")
+    rows = []
+    for start in range(0, NUM_SQUARES, SIZE):
+        cells, empty = [], 0
+        for sq in range(start, start + SIZE):
+            text = _CELL_TEXT[squares[sq]] if PLAYABLE[sq] else "x"
+            if text:
+                if empty:
+                    cells.append(str(empty))
+                    empty = 0
+                cells.append(text)
+            else:
+                empty += 1
+        if empty:
+            cells.append(str(empty))
+        rows.append(",".join(cells))
+    fields.append("/".join(rows))
+    return "-".join(fields)
+
+
 class Board:
     """A four-player position with make/unmake and legal-move generation.
 
@@ -287,36 +327,15 @@ class Board:
 
     def fen4(self) -> str:
         """The position as FEN4 with ``x`` corners, ``d`` dead pieces and the enPassant extra."""
-        fields = [
-            "RBYG"[self.turn],
-            ",".join("0" if live else "1" for live in self.live),
-            ",".join(str(int(r)) for r in self.castling[0]),
-            ",".join(str(int(r)) for r in self.castling[1]),
-            ",".join(str(p) for p in self.points),
-            str(self.halfmove_clock),
-        ]
-        live_ep = [self._ep_target(c) for c in range(4)]
-        if any(live_ep):
-            entries = ",".join(f"'{square_name(t[0])}:{square_name(t[1])}'" if t else "''" for t in live_ep)
-            fields.append("{'enPassant':(" + entries + ")}")
-        squares = self.squares
-        rows = []
-        for start in range(0, NUM_SQUARES, SIZE):
-            cells, empty = [], 0
-            for sq in range(start, start + SIZE):
-                text = _CELL_TEXT[squares[sq]] if PLAYABLE[sq] else "x"
-                if text:
-                    if empty:
-                        cells.append(str(empty))
-                        empty = 0
-                    cells.append(text)
-                else:
-                    empty += 1
-            if empty:
-                cells.append(str(empty))
-            rows.append(",".join(cells))
-        fields.append("/".join(rows))
-        return "-".join(fields)
+        return fen4_text(
+            self.squares,
+            self.turn,
+            self.live,
+            self.castling,
+            self.points,
+            self.halfmove_clock,
+            [self._ep_target(c) for c in range(4)],
+        )
 
     def _castling_squares(self) -> None:
         """Castling geometry per colour from where its king starts (modern or classic set-up)."""

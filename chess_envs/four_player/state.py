@@ -47,16 +47,15 @@ for the other; stalemate, repetition and the 100-ply rule draw.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
-from chess_envs.core import HistoryState, Outcome, Termination, as_action, check_flag, check_history, check_text
+from chess_envs.core import Outcome, Termination, as_action, check_flag, check_history, check_text
 from chess_envs.four_player.board import (
     BISHOP,
     DEAD,
     FFA,
-    KING,
     KNIGHT,
     KNIGHT_STEPS,
     NUM_SQUARES,
@@ -71,9 +70,12 @@ from chess_envs.four_player.board import (
     START_FEN4,
     TEAMS,
     Board,
+    fen4_text,
     move_text,
     parse_square,
 )
+from chess_envs.four_player.native import native_board
+from chess_envs.native import TERMINATIONS, NativeState, core
 
 MOVE_TYPES = 109
 NUM_ACTIONS = NUM_SQUARES * MOVE_TYPES
@@ -167,7 +169,7 @@ _FRAME_INDEX = np.array(FROM_FRAME)
 _PLANE_IDS = np.arange(_PLANES_PER_STEP)[None, :, None]
 
 
-class FourPlayerState(HistoryState):
+class FourPlayerState(NativeState):
     """A four-player chess game (Free-For-All or Teams): position, history, actions, outcome.
 
     >>> state = FourPlayerState()
@@ -200,83 +202,62 @@ class FourPlayerState(HistoryState):
     ) -> None:
         self.history = check_history(history)
         self.claim_win = check_flag(claim_win, "claim_win")
-        self.board = Board(START_FEN4 if fen4 is None else check_text(fen4, "FEN4"), mode)
-        self.board.settle()
+        board = Board(START_FEN4 if fen4 is None else check_text(fen4, "FEN4"), mode)
+        board.settle()
         self.mode = mode
+        self._start_fen4 = board.fen4()
         self.observation_shape = (_PLANES_PER_STEP * history + _META_PLANES, SIZE, SIZE)
-        self._occurrences: list[int] = []
-        self._start_history()
+        self._game = core.FourPlayerGame(native_board(board), self.history, self.claim_win, _native_table())
 
     @classmethod
     def from_text(cls, text: str, **options) -> FourPlayerState:
         return cls(text, **options)
 
-    # -- HistoryState hooks ----------------------------------------------------------------
-
-    def _position_key(self) -> tuple:
-        board = self.board
-        return (
-            tuple(board.squares),
-            board.turn,
-            tuple(board.castling[0]),
-            tuple(board.castling[1]),
-            tuple(board._ep_target(c) for c in range(4)),
-            tuple(board.live),
-        )
-
-    def _remember(self, key: tuple, count: int) -> None:
-        self._occurrences.append(count)
-
-    def _forget(self) -> None:
-        self._occurrences.pop()
-
-    def _copy_into(self, other: FourPlayerState) -> None:
-        other._occurrences = self._occurrences.copy()
-
-    def _generate_legal(self) -> dict[int, int]:
-        encode = _ENCODE[self.board.turn]
-        return {
-            encode[move & 0xFFFF | _KEY_PROMOTION[move >> 16 & 15] << 16]: move for move in self.board.legal_moves()
-        }
-
-    # -- the game --------------------------------------------------------------------------
-
     @property
-    def current_player(self) -> int:
-        return self.board.turn
+    def board(self) -> Board:
+        """The game on the Python reference :class:`~chess_envs.four_player.board.Board` (the
+        position only, rebuilt on each call from the native game): read it, do not push to it."""
+        return Board(self.to_text(), self.mode)
+
+    def _snapshot(self) -> tuple:
+        return self._game.snapshot()
 
     @property
     def points(self) -> tuple[int, ...]:
         """Points per colour so far (FFA), before any end-of-game award."""
-        return tuple(self.board.points)
+        return tuple(self._snapshot()[3])
 
     @property
     def eliminated(self) -> tuple[bool, ...]:
         """Per colour, whether that player is out (FFA: checkmated, stalemated, king captured)."""
-        return tuple(not live for live in self.board.live)
+        return tuple(not live for live in self._snapshot()[2])
 
     def standings(self) -> tuple[float, ...]:
         """The returns the current points would give if the game ended now (Teams: zeros)."""
         if self.mode == TEAMS:
             return (0.0,) * 4
-        return standings_returns(self.board.points)
+        return standings_returns(self._snapshot()[3])
 
     def apply_move(self, move: str) -> None:
         """Play the move text ``move`` (``h2-h4``, ``f7-f8=Q``); IllegalActionError if not legal."""
         self.apply(self.move_to_action(move))
 
+    def legal_moves_by_action(self) -> dict[int, int]:
+        """The legal moves (the board's move ints) keyed by action, regardless of draw rules."""
+        return dict(self._game.legal_moves())
+
     def action_to_move(self, action: int) -> str:
         """The move text of ``action`` for the side to move (it need not be legal)."""
         action = as_action(action, NUM_ACTIONS)
-        key = _DECODE[self.board.turn][action]
+        turn = self._game.side
+        key = _DECODE[turn][action]
         if key < 0:
             raise ValueError(f"action {action} leaves the four-player board")
         origin, target, under = key & 255, key >> 8 & 255, key >> 16
         text = move_text(origin | target << 8 | under << 16)
-        turn = self.board.turn
         if (
             not under
-            and self.board.squares[origin] == (turn << 3 | PAWN)
+            and self._snapshot()[0][origin] == (turn << 3 | PAWN)
             and target in PROMOTION_SQUARES[self.mode][turn]
         ):
             text += "=Q"
@@ -292,7 +273,7 @@ class FourPlayerState(HistoryState):
             raise ValueError(f"four-player moves are written 'h2-h4' or 'f7-f8=Q', got {move!r}")
         origin, target = (parse_square(name) for name in names)
         under = {"": 0, "Q": 0, "R": ROOK, "N": KNIGHT, "B": BISHOP}[promotion]
-        action = _ENCODE[self.board.turn].get(origin | target << 8 | under << 16)
+        action = _ENCODE[self._game.side].get(origin | target << 8 | under << 16)
         if action is None:
             raise ValueError(f"move {move} has no action in the four-player encoding")
         return action
@@ -300,106 +281,64 @@ class FourPlayerState(HistoryState):
     def material(self) -> np.ndarray:
         """Live material per colour (pawn 1, knight 3, bishop 5, rook 5, queen 9, as captures score)."""
         totals = np.zeros(4, dtype=np.float32)
-        squares = self.board.squares
-        for colour, pieces in enumerate(self.board.pieces):
-            totals[colour] = sum(_PIECE_VALUES[squares[sq] & 7] for sq in pieces)
+        for code in self._snapshot()[0]:
+            if code and code >> 3 < 4:
+                totals[code >> 3] += _PIECE_VALUES[code & 7]
         return totals
 
     # -- outcome ---------------------------------------------------------------------------
 
     def final_points(self) -> tuple[int, ...] | None:
         """Points with the end-of-game awards (claim win, draws), None while the game goes on."""
+        return tuple(self._game.final_points()) if self._game.termination() else None
+
+    def outcome(self) -> Outcome | None:
+        code = self._game.termination()
+        if not code:
+            return None
+        termination = TERMINATIONS[code]
+        assert termination is not None
+        if self.mode == TEAMS:
+            if termination in (Termination.KING_CAPTURE, Termination.CHECKMATE):
+                winner = (
+                    self._game.winner_team() if termination is Termination.KING_CAPTURE else 1 - self._game.side % 2
+                )
+                return Outcome(termination, _team_returns(winner))
+            return Outcome(termination, (0.0,) * 4)
+        return Outcome(termination, standings_returns(self._game.final_points()))
+
+    def returns(self) -> np.ndarray:
         outcome = self.outcome()
-        return None if outcome is None else self._final_points
-
-    def _compute_outcome(self) -> Outcome | None:
-        board = self.board
-        if board.mode == TEAMS:
-            return self._teams_outcome()
-        points = list(board.points)
-        live = [c for c in range(4) if board.live[c]]
-        if board.game_over:
-            return self._ffa_outcome(Termination.LAST_PLAYER_STANDING, points)
-        if self.claim_win and len(live) == 2:
-            leader, trailer = sorted(live, key=lambda c: -points[c])
-            if points[leader] - points[trailer] >= _CLAIM_WIN_LEAD:
-                points[trailer] += _CLAIM_WIN_POINTS
-                return self._ffa_outcome(Termination.CLAIM_WIN, points)
-        for termination, reached in (
-            (Termination.INSUFFICIENT_MATERIAL, self._bare_kings),
-            (Termination.FIFTY_MOVES, lambda: board.halfmove_clock >= _FIFTY_MOVES),
-            (Termination.THREEFOLD_REPETITION, lambda: self.repetitions() >= 3),
-        ):
-            if reached():
-                for c in live:
-                    points[c] += _DRAW_POINTS
-                return self._ffa_outcome(termination, points)
-        return None
-
-    def _bare_kings(self) -> bool:
-        squares = self.board.squares
-        return all(squares[sq] & 7 == KING for pieces in self.board.pieces for sq in pieces)
-
-    def _ffa_outcome(self, termination: Termination, points: list[int]) -> Outcome:
-        self._final_points = tuple(points)
-        return Outcome(termination, standings_returns(points))
-
-    def _teams_outcome(self) -> Outcome | None:
-        board = self.board
-        self._final_points = tuple(board.points)
-        if board.winner_team is not None:
-            return Outcome(Termination.KING_CAPTURE, _team_returns(board.winner_team))
-        if not self._legal_moves():
-            if board.in_check():
-                return Outcome(Termination.CHECKMATE, _team_returns(1 - board.turn % 2))
-            return Outcome(Termination.STALEMATE, (0.0,) * 4)
-        if board.halfmove_clock >= _FIFTY_MOVES:
-            return Outcome(Termination.FIFTY_MOVES, (0.0,) * 4)
-        if self.repetitions() >= 3:
-            return Outcome(Termination.THREEFOLD_REPETITION, (0.0,) * 4)
-        return None
-
-    # -- observation -----------------------------------------------------------------------
+        return np.array(outcome.returns if outcome else (0.0,) * 4, dtype=np.float32)
 
     def observation(self, player: int | None = None) -> np.ndarray:
         if player is None:
-            player = self.board.turn
+            player = self._game.side
         elif player not in (0, 1, 2, 3):
             raise ValueError(f"player must be 0, 1, 2 or 3, got {player!r}")
-        steps = min(self.history, len(self._keys))
-        boards = np.array([key[0] for key in self._keys[: -steps - 1 : -1]], dtype=np.int64)
-        planes = _PLANE_OF[player][boards[:, _FRAME_INDEX[player]]]  # (steps, 196)
-        obs = np.zeros(self.observation_shape, dtype=np.float32)
-        history = obs[: steps * _PLANES_PER_STEP].reshape(steps, _PLANES_PER_STEP, NUM_SQUARES)
-        history[:] = planes[:, None, :] == _PLANE_IDS
-        board = self.board
-        seats = [(player + s) % 4 for s in range(4)]
-        c = _PLANES_PER_STEP * self.history
-        meta = np.zeros(_META_PLANES, dtype=np.float32)
-        meta[player] = 1.0
-        meta[4] = min(len(self._keys) - 1, _MAX_PLY_SCALE) / _MAX_PLY_SCALE
-        for s, colour in enumerate(seats):
-            meta[5 + 2 * s] = board.castling[0][colour]
-            meta[6 + 2 * s] = board.castling[1][colour]
-            meta[15 + s] = min(max(board.points[colour], 0), _POINTS_SCALE) / _POINTS_SCALE
-            meta[19 + s] = not board.live[colour]
-        meta[13] = min(board.halfmove_clock, _FIFTY_MOVES) / _FIFTY_MOVES
-        meta[14] = min(self._occurrences[-1] - 1, 2) / 2
-        obs[c:] = meta[:, None, None]
+        obs = np.empty(self.observation_shape, dtype=np.float32)
+        self._game.observation(int(player), obs)
         return obs
 
     # -- text and pictures -----------------------------------------------------------------
 
     def to_text(self) -> str:
-        return self.board.fen4()
+        squares, turn, live, points, kingside, queenside, clock, _, _, en_passant = self._snapshot()
+        targets = [
+            (en_passant[2 * c], en_passant[2 * c + 1])
+            if en_passant[2 * c + 1] >= 0 and squares[en_passant[2 * c + 1]] == (c << 3 | PAWN)
+            else None
+            for c in range(4)
+        ]
+        return fen4_text(squares, turn, live, [kingside, queenside], points, clock, targets)
 
     def __repr__(self) -> str:
-        return f"FourPlayerState({self.board.fen4()!r}, mode={self.mode!r})"
+        return f"FourPlayerState({self.to_text()!r}, mode={self.mode!r})"
 
     def board_cells(self) -> list[list[tuple[str, int] | None | bool]]:
         """Rows from rank 14 down to rank 1: (piece letter, colour; 4 = dead), None for an empty
         square, False for a removed corner; for the renderers."""
-        squares = self.board.squares
+        squares = self._snapshot()[0]
         rows = []
         for row in range(SIZE):
             cells: list[tuple[str, int] | None | bool] = []
@@ -409,6 +348,21 @@ class FourPlayerState(HistoryState):
                 cells.append(False if not PLAYABLE[sq] else None if not code else (PIECE_LETTERS[code & 7], code >> 3))
             rows.append(cells)
         return rows
+
+
+_table: list[Any] = []
+
+
+def _native_table() -> Any:
+    """The native action table: action of (colour, from, to, underpromotion index), -1 where none."""
+    if not _table:
+        table = np.full((4, NUM_SQUARES, NUM_SQUARES, 4), -1, dtype=np.int32)
+        index = {0: 0, ROOK: 1, KNIGHT: 2, BISHOP: 3}
+        for colour in range(4):
+            for key, action in _ENCODE[colour].items():
+                table[colour, key & 255, key >> 8 & 255, index[key >> 16]] = action
+        _table.append(core.FourPlayerActionTable(table))
+    return _table[0]
 
 
 def standings_returns(points: list[int] | tuple[int, ...]) -> tuple[float, ...]:

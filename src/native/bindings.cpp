@@ -4,6 +4,7 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
@@ -282,6 +283,75 @@ NB_MODULE(_core, m) {
             return std::make_tuple(squares, s.turn, live, points, kingside, queenside, s.halfmove_clock, s.game_over,
                                    s.winner_team);
         });
+    using four::FourActionTable;
+    using four::FourGame;
+    nb::class_<FourActionTable>(m, "FourPlayerActionTable")
+        .def("__init__", [](FourActionTable* self, Array<std::int32_t> table) {
+            std::size_t expected = std::size_t(4) * four::SQUARES * four::SQUARES * 4;
+            const std::int32_t* data = checked(table, expected, "four-player action table");
+            for (std::size_t i = 0; i < expected; ++i)
+                if (data[i] < -1 || data[i] >= four::SQUARES * 109) throw std::invalid_argument("action table entry out of range");
+            new (self) FourActionTable{std::vector<std::int32_t>(data, data + expected)};
+        });
+    nb::class_<FourGame>(m, "FourPlayerGame")
+        .def(
+            "__init__",
+            [](FourGame* self, const FourBoard& board, int history, bool claim_win, std::shared_ptr<const FourActionTable> table) {
+                new (self) FourGame(board, history, claim_win, std::move(table));
+            },
+            "board"_a, "history"_a, "claim_win"_a, "table"_a)
+        .def("copy", [](const FourGame& g) { return FourGame(g); })
+        .def_prop_ro("side", [](const FourGame& g) { return g.board().state().turn; })
+        .def_prop_ro("plies", &FourGame::plies)
+        .def_prop_ro("num_planes", &FourGame::num_planes)
+        .def("repetitions", &FourGame::repetitions)
+        .def("termination", &FourGame::termination)
+        .def("winner_team", &FourGame::winner_team)
+        .def("final_points", [](FourGame& g) { return std::vector<int>(g.final_points().begin(), g.final_points().end()); })
+        .def("apply", &FourGame::apply, "action"_a)
+        .def("undo", &FourGame::undo)
+        .def("num_legal", &FourGame::num_legal)
+        .def("legal_actions",
+             [](FourGame& g) {
+                 std::vector<std::int64_t> buffer(std::size_t(g.num_legal()));
+                 g.legal_actions(buffer.data());
+                 auto* data = new std::int64_t[buffer.size()];
+                 std::copy(buffer.begin(), buffer.end(), data);
+                 nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<std::int64_t*>(p); });
+                 return Array<std::int64_t>(data, {buffer.size()}, owner);
+             })
+        .def("legal_mask_bool",
+             [](FourGame& g, Array<bool> out) {
+                 g.legal_mask(reinterpret_cast<std::uint8_t*>(checked(out, std::size_t(four::SQUARES) * 109, "mask")));
+             })
+        .def("legal_moves",
+             [](FourGame& g) {
+                 // (action, move) of each legal move, whatever the draw rules say.
+                 const std::vector<int>& moves = g.legal();
+                 std::vector<std::pair<int, int>> out;
+                 for (std::size_t i = 0; i < moves.size(); ++i) out.emplace_back(g.actions()[i], moves[i]);
+                 return out;
+             })
+        .def("observation",
+             [](const FourGame& g, int player, Array<float> out) {
+                 if (player < 0 || player > 3) throw std::invalid_argument("player must be 0, 1, 2 or 3");
+                 g.observation(player, checked(out, std::size_t(g.num_planes()) * four::SQUARES, "observation"));
+             })
+        .def("snapshot", [](const FourGame& g) {
+            const four::FourState& s = g.board().state();
+            std::vector<int> squares(s.squares.begin(), s.squares.end());
+            std::vector<bool> live(s.live, s.live + 4), kingside(s.castling[0], s.castling[0] + 4),
+                queenside(s.castling[1], s.castling[1] + 4);
+            std::vector<int> points(s.points, s.points + 4);
+            std::vector<int> en_passant;
+            for (int c = 0; c < 4; ++c) {
+                en_passant.push_back(s.ep_skipped[c]);
+                en_passant.push_back(s.ep_landing[c]);
+            }
+            return std::make_tuple(squares, s.turn, live, points, kingside, queenside, s.halfmove_clock, s.game_over,
+                                   s.winner_team, en_passant);
+        })
+        .def("in_check", [](const FourGame& g, int colour) { return g.board().in_check(colour & 3); });
     bind_vector<StandardChess>(m, "ChessVector");
     bind_vector<LosAlamos>(m, "LosAlamosVector");
 }

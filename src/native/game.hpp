@@ -23,6 +23,9 @@ enum Termination : int {
     FIVEFOLD_REPETITION,
     FIFTY_MOVES,
     THREEFOLD_REPETITION,
+    KING_CAPTURE,
+    LAST_PLAYER_STANDING,
+    CLAIM_WIN,
 };
 constexpr const char* TERMINATION_NAMES[] = {
     "",
@@ -33,6 +36,9 @@ constexpr const char* TERMINATION_NAMES[] = {
     "fivefold_repetition",
     "fifty_moves",
     "threefold_repetition",
+    "king_capture",
+    "last_player_standing",
+    "claim_win",
 };
 
 // The action of each (colour, from, to, promotion) of a variant: table[((colour * S + from) * S + to) * 5 + promotion],
