@@ -287,8 +287,8 @@ class Board:
         self.live = [not e for e in eliminated]
         self.castling = [_four_ints(kingside, "kingside castling"), _four_ints(queenside, "queenside castling")]
         self.points = _four_ints(points, "points", flags=False)
-        if not clock.isdigit():
-            raise ValueError(f"FEN4 halfmove clock must be a non-negative integer, got {clock!r}")
+        if not (clock.isascii() and clock.isdigit()) or int(clock) > MAX_COUNT:
+            raise ValueError(f"FEN4 halfmove clock must be an integer in [0, {MAX_COUNT:,}], got {clock!r}")
         self.halfmove_clock = int(clock)
         self.squares = _parse_placement(placement)
         self.pieces: list[set[int]] = [set() for _ in range(4)]
@@ -827,6 +827,8 @@ class Board:
 
 
 MAX_FEN4_LENGTH = 1_000
+MAX_COUNT = 1_000_000
+"""The largest points or halfmove clock a FEN4 may give (the native board stores them in an int)."""
 _EXTRAS_TOKEN = re.compile(r"""\s*(?:'([^'\\]*)'|"([^"\\]*)"|(-?\d{1,9})\b|([{}()\[\]:,]))""")
 
 
@@ -908,6 +910,8 @@ def _four_ints(field: str, what: str, flags: bool = True) -> list[int]:
     ):
         raise ValueError(f"FEN4 {what} must be four comma-separated integers, got {field!r}")
     values = [int(p) for p in parts]
+    if any(abs(v) > MAX_COUNT for v in values):
+        raise ValueError(f"FEN4 {what} must be at most {MAX_COUNT:,} in size, got {field!r}")
     if flags and any(v not in (0, 1) for v in values):
         raise ValueError(f"FEN4 {what} must be 0 or 1 each, got {field!r}")
     return values

@@ -35,13 +35,23 @@ struct Squares {
     }
 };
 
+// A short list of squares stored inline (no allocation), iterated like a vector.
+template <class T, int CAPACITY>
+struct InlineList {
+    T items[CAPACITY];
+    int count = 0;
+    void push_back(T item) { items[count++] = item; }
+    const T* begin() const { return items; }
+    const T* end() const { return items + count; }
+};
+
 struct Tables {
     // Directions N E S W, then NE SE SW NW, as (row step, col step); N points to rank 14.
-    std::vector<int> rays[SQUARES][8];
-    std::vector<int> knight[SQUARES], king[SQUARES];
+    InlineList<int, 13> rays[SQUARES][8];
+    InlineList<int, 8> knight[SQUARES], king[SQUARES];
     int push[4][SQUARES], twice[4][SQUARES];
-    std::vector<int> pawn_captures[4][SQUARES];
-    std::vector<std::pair<int, int>> pawn_sources[SQUARES];  // (square, pawn code) of pawns attacking a square
+    InlineList<int, 2> pawn_captures[4][SQUARES];
+    InlineList<std::pair<int, int>, 8> pawn_sources[SQUARES];  // (square, pawn code) of pawns attacking a square
     bool promotion[2][4][SQUARES];                             // [teams][colour][square]
     bool hostile[2][4][64], capturable[2][4][64], own[4][64];
     bool orthogonal[64], diagonal[64];
@@ -78,7 +88,7 @@ struct Tables {
             for (int colour = 0; colour < 4; ++colour)
                 for (auto& step : capture_steps[colour])
                     if (playable(row - step[0], col - step[1]))
-                        pawn_sources[s].emplace_back((row - step[0]) * SIZE + col - step[1], colour << 3 | PAWN);
+                        pawn_sources[s].push_back({(row - step[0]) * SIZE + col - step[1], colour << 3 | PAWN});
         }
         for (int teams = 0; teams < 2; ++teams)
             for (int colour = 0; colour < 4; ++colour)
@@ -105,8 +115,8 @@ struct Tables {
 };
 
 inline const Tables& tables() {
-    static const Tables t;
-    return t;
+    static const Tables* t = new Tables();  // large: on the heap, built once
+    return *t;
 }
 
 struct Castle {

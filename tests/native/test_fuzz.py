@@ -148,3 +148,30 @@ def _uci(move: int) -> str:
     from chess_envs.los_alamos.board import move_uci
 
     return move_uci(move)
+
+
+def test_four_player_fen4_fuzz():
+    """FEN4 is read by the Python board, then handed to the native one: whatever it accepts must
+    be safe natively (perft 2, planes, mask), and everything else a clean ValueError."""
+    from chess_envs.four_player import FourPlayerState
+    from chess_envs.four_player.native import native_board
+
+    rng = random.Random(5)
+    fens = seed_fens(FourPlayerState, 500, seed=6)
+    accepted = 0
+    alphabet = "rbygdPNBRQKx0123456789,/-{}':enPassant"
+    for _ in range(MUTATIONS):
+        text = mutate(rng, rng.choice(fens), alphabet)
+        mode = "teams" if rng.random() < 0.3 else "ffa"
+        try:
+            state = FourPlayerState(text, mode=mode)
+        except ValueError:
+            continue
+        accepted += 1
+        state.legal_actions()
+        state.observation(rng.randrange(4))
+        state.legal_action_mask()
+        state.outcome()
+        if accepted % 20 == 0:
+            native_board(state.board).perft(2)
+    assert accepted > MUTATIONS // 100
