@@ -1,9 +1,9 @@
 """Vector environments: N games stepped together into batched, preallocated arrays.
 
 ``gymnasium.make_vec("chess_envs:Chess-v0", num_envs=64, vectorization_mode="vector_entry_point")``
-builds a :class:`GameVectorEnv`. For chess and Los Alamos one native call steps every game
-(optionally on several threads) and writes all observations and masks; four-player chess steps
-its games in a Python loop over the same interface until it has a native core.
+builds a :class:`GameVectorEnv`: one native call steps every game (optionally on several threads)
+and writes all observations and masks, for all three games. A game without a native core (one a
+user adds) steps in a Python loop over the same interface (:class:`PythonBatch`).
 
 Conventions are :class:`~chess_envs.gym_env.GameEnv`'s (self-play or ``opponent="random"``,
 rewards for the mover or ``agent_seat``, ``max_plies`` truncation; an illegal action ends that
@@ -25,7 +25,7 @@ from chess_envs.core import GameClass, check_count, check_flag
 from chess_envs.games import game_class
 from chess_envs.native import TERMINATIONS, core
 
-_NATIVE = {"chess": "ChessVector", "los_alamos": "LosAlamosVector"}
+_NATIVE = {"chess": "ChessVector", "los_alamos": "LosAlamosVector"}  # built from a FEN; four_player from a game
 ILLEGAL = -1
 
 
@@ -95,6 +95,10 @@ class GameVectorEnv(gym.vector.VectorEnv):
                 self.agent_seat,
                 self.max_plies or 0,
                 self.threads,
+            )
+        elif name == "four_player":
+            self._batch = core.FourPlayerVector(
+                n, prototype._game, self.random_opponent, self.agent_seat, self.max_plies or 0, self.threads
             )
         else:
             self._batch = PythonBatch(
@@ -172,6 +176,10 @@ class GameVectorEnv(gym.vector.VectorEnv):
 
     def fen(self, index: int) -> str:
         """The position of game ``index`` as text (FEN or FEN4)."""
+        if isinstance(self._batch, core.FourPlayerVector):
+            from chess_envs.four_player.state import game_text
+
+            return game_text(self._batch.game(index))
         return self._batch.fen(index)
 
 

@@ -323,14 +323,7 @@ class FourPlayerState(NativeState):
     # -- text and pictures -----------------------------------------------------------------
 
     def to_text(self) -> str:
-        squares, turn, live, points, kingside, queenside, clock, _, _, en_passant = self._snapshot()
-        targets = [
-            (en_passant[2 * c], en_passant[2 * c + 1])
-            if en_passant[2 * c + 1] >= 0 and squares[en_passant[2 * c + 1]] == (c << 3 | PAWN)
-            else None
-            for c in range(4)
-        ]
-        return fen4_text(squares, turn, live, [kingside, queenside], points, clock, targets)
+        return game_text(self._game)
 
     def __repr__(self) -> str:
         return f"FourPlayerState({self.to_text()!r}, mode={self.mode!r})"
@@ -348,6 +341,18 @@ class FourPlayerState(NativeState):
                 cells.append(False if not PLAYABLE[sq] else None if not code else (PIECE_LETTERS[code & 7], code >> 3))
             rows.append(cells)
         return rows
+
+
+def game_text(game: Any) -> str:
+    """The FEN4 of a native four-player game's current position."""
+    squares, turn, live, points, kingside, queenside, clock, _, _, en_passant = game.snapshot()
+    targets = [
+        (en_passant[2 * c], en_passant[2 * c + 1])
+        if en_passant[2 * c + 1] >= 0 and squares[en_passant[2 * c + 1]] == (c << 3 | PAWN)
+        else None
+        for c in range(4)
+    ]
+    return fen4_text(squares, turn, live, [kingside, queenside], points, clock, targets)
 
 
 _table: list[Any] = []

@@ -131,32 +131,18 @@ void bind_game(nb::module_& m, const char* name) {
             "depth"_a);
 }
 
-template <class V>
-void bind_vector(nb::module_& m, const char* name) {
-    using E = VectorEnv<V>;
-    nb::class_<E>(m, name)
-        .def(
-            "__init__",
-            [](E* self, int num_envs, const std::string& fen, int history, bool flag,
-               std::shared_ptr<const ActionTable> table, bool random_opponent, int agent_seat, int max_plies,
-               int threads) {
-                GameOptions options;
-                options.history = history;
-                options.claim_draws = flag;
-                options.adjudicate_insufficient_material = flag;
-                new (self) E(num_envs, fen, options, std::move(table), random_opponent, agent_seat, max_plies, threads);
-            },
-            "num_envs"_a, "fen"_a, "history"_a, "flag"_a, "table"_a, "random_opponent"_a, "agent_seat"_a,
-            "max_plies"_a, "threads"_a)
-        .def(
-            "reset",
-            [](E& e, std::uint64_t seed, bool seeded, Array<float> obs, Array<std::uint8_t> mask) {
-                float* o = checked(obs, e.observation_size() * e.size(), "observation");
-                std::uint8_t* k = checked(mask, std::size_t(e.num_actions()) * e.size(), "mask");
-                nb::gil_scoped_release release;
-                e.reset_all(seed, seeded, o, k);
-            },
-            "seed"_a, "seeded"_a, "observation"_a, "mask"_a)
+// The vector env methods shared by every game; `E` is VectorEnv<G>.
+template <class E, class C>
+void bind_vector_methods(C& cls) {
+    cls.def(
+           "reset",
+           [](E& e, std::uint64_t seed, bool seeded, Array<float> obs, Array<std::uint8_t> mask) {
+               float* o = checked(obs, e.observation_size() * e.size(), "observation");
+               std::uint8_t* k = checked(mask, std::size_t(e.num_actions()) * e.size(), "mask");
+               nb::gil_scoped_release release;
+               e.reset_all(seed, seeded, o, k);
+           },
+           "seed"_a, "seeded"_a, "observation"_a, "mask"_a)
         .def(
             "step",
             [](E& e, Array<std::int64_t> actions, Array<float> obs, Array<std::uint8_t> mask, Array<float> rewards,
@@ -180,8 +166,27 @@ void bind_vector(nb::module_& m, const char* name) {
              })
         .def("random_actions",
              [](E& e, Array<std::int64_t> out) { e.random_actions(checked(out, e.size(), "actions")); })
-        .def("fen", [](const E& e, int i) { return e.game(e.checked_index(i)).fen(); }, "index"_a)
         .def_prop_ro("num_envs", [](const E& e) { return int(e.size()); });
+}
+
+template <class V>
+void bind_vector(nb::module_& m, const char* name) {
+    using E = VectorEnv<Game<V>>;
+    auto cls = nb::class_<E>(m, name).def(
+        "__init__",
+        [](E* self, int num_envs, nb::handle fen, int history, bool flag, std::shared_ptr<const ActionTable> table,
+           bool random_opponent, int agent_seat, int max_plies, int threads) {
+            GameOptions options;
+            options.history = history;
+            options.claim_draws = flag;
+            options.adjudicate_insufficient_material = flag;
+            Game<V> prototype(text_of(fen, "fen"), options, std::move(table));
+            new (self) E(num_envs, prototype, 2, random_opponent, agent_seat, max_plies, threads);
+        },
+        "num_envs"_a, "fen"_a, "history"_a, "flag"_a, "table"_a, "random_opponent"_a, "agent_seat"_a, "max_plies"_a,
+        "threads"_a);
+    cls.def("fen", [](E& e, int i) { return e.game(e.checked_index(i)).fen(); }, "index"_a);
+    bind_vector_methods<E>(cls);
 }
 
 // A four-player board from the fields of the Python reference board (which parsed the FEN4).
@@ -352,6 +357,20 @@ NB_MODULE(_core, m) {
                                    s.winner_team, en_passant);
         })
         .def("in_check", [](const FourGame& g, int colour) { return g.board().in_check(colour & 3); });
+    using FourVector = VectorEnv<FourGame>;
+    auto four_vector = nb::class_<FourVector>(m, "FourPlayerVector")
+                           .def(
+                               "__init__",
+                               [](FourVector* self, int num_envs, const FourGame& prototype, bool random_opponent,
+                                  int agent_seat, int max_plies, int threads) {
+                                   new (self) FourVector(num_envs, prototype, 4, random_opponent, agent_seat, max_plies,
+                                                         threads);
+                               },
+                               "num_envs"_a, "prototype"_a, "random_opponent"_a, "agent_seat"_a, "max_plies"_a,
+                               "threads"_a);
+    four_vector.def("game", [](FourVector& e, int i) { return e.game(e.checked_index(i)); }, "index"_a,
+                    "A copy of game `index`.");
+    bind_vector_methods<FourVector>(four_vector);
     bind_vector<StandardChess>(m, "ChessVector");
     bind_vector<LosAlamos>(m, "LosAlamosVector");
 }

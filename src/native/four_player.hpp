@@ -609,9 +609,56 @@ class FourGame {
     static constexpr int PLANES_PER_STEP = 25, META_PLANES = 23;
 
     FourGame(const FourBoard& board, int history, bool claim_win, std::shared_ptr<const FourActionTable> table)
-        : board_(board), history_(history), claim_win_(claim_win), table_(std::move(table)) {
+        : start_(board), board_(board), history_(history), claim_win_(claim_win), table_(std::move(table)) {
         if (history < 1 || history > 32) throw std::invalid_argument("history must be in [1, 32]");
         record();
+    }
+
+    // Back to the game's first position (the vector envs' reset).
+    void restart() {
+        board_ = start_;
+        keys_.clear();
+        counts_.clear();
+        frames_.clear();
+        record();
+    }
+
+    // What the vector envs need (see Game): the mover, a seat's value of the finished game, moves by index.
+    static constexpr int SQUARES_PER_PLANE = SQUARES;
+    int side() const { return board_.state().turn; }
+    int num_actions() const { return SQUARES * 109; }
+    float value(int seat) {
+        int end = termination();
+        if (!end) return 0.0f;
+        if (board_.teams()) {
+            if (end != KING_CAPTURE && end != CHECKMATE) return 0.0f;
+            int winner = end == KING_CAPTURE ? winner_team() : 1 - side() % 2;
+            return seat % 2 == winner ? 1.0f : -1.0f;
+        }
+        return standings(final_points_)[std::size_t(seat)];
+    }
+    int num_moves() { return int(legal().size()); }
+    void play_index(int i) {
+        board_.push(legal()[std::size_t(i)]);
+        record();
+    }
+    int action_of(int i) { return actions()[std::size_t(i)]; }
+
+    // Returns from final points: places 1..4 are worth 1, 1/3, -1/3, -1; ties share the mean.
+    static std::array<float, 4> standings(const std::array<int, 4>& points) {
+        static constexpr double PLACE[4] = {1.0, 1.0 / 3.0, -1.0 / 3.0, -1.0};
+        std::array<float, 4> out{};
+        for (int c = 0; c < 4; ++c) {
+            int above = 0, tied = 0;
+            for (int o = 0; o < 4; ++o) {
+                above += points[std::size_t(o)] > points[std::size_t(c)];
+                tied += points[std::size_t(o)] == points[std::size_t(c)];
+            }
+            double sum = 0;
+            for (int p = above; p < above + tied; ++p) sum += PLACE[p];
+            out[std::size_t(c)] = float(sum / tied);
+        }
+        return out;
     }
 
     const FourBoard& board() const { return board_; }
@@ -829,6 +876,7 @@ class FourGame {
         return draw;
     }
 
+    FourBoard start_;
     FourBoard board_;
     int history_;
     bool claim_win_;

@@ -94,7 +94,13 @@ class Game {
     }
 
     void reset(const std::string& fen) {
-        pos_ = parse_fen<V>(fen);
+        start_ = parse_fen<V>(fen);
+        restart();
+    }
+
+    // Back to the game's first position (the vector envs' reset).
+    void restart() {
+        pos_ = start_;
         undos_.clear();
         keys_.clear();
         frames_.clear();
@@ -183,6 +189,17 @@ class Game {
 
     // The winner's seat, or -1 for a draw or a game that goes on.
     int winner() { return termination() == CHECKMATE ? (pos_.side ^ 1) : -1; }
+
+    // What the vector envs need: the mover, the value of the finished game for a seat, and
+    // playing the i-th legal move (a random opponent's choice).
+    static constexpr int SQUARES_PER_PLANE = SQUARES;
+    int side() const { return pos_.side; }
+    float value(int seat) {
+        int w = winner();
+        return w < 0 ? 0.0f : (w == seat ? 1.0f : -1.0f);
+    }
+    int num_moves() { return legal().size; }
+    void play_index(int i) { play(legal().moves[i]); }
 
     // Observation planes for `player` into `out` (num_planes() * N * N floats).
     void observation(int player, float* out) const {
@@ -300,6 +317,7 @@ class Game {
 
     GameOptions options_;
     std::shared_ptr<const ActionTable> table_;
+    Pos start_;
     Pos pos_;
     std::vector<typename Pos::Undo> undos_;
     std::vector<u64> keys_;

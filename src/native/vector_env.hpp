@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "four_player.hpp"
 #include "game.hpp"
 
 namespace chess_envs {
@@ -24,18 +25,20 @@ struct Random {
 
 constexpr std::int8_t ILLEGAL_ACTION = -1;
 
-template <class V>
+// G is a game (Game<V> or four::FourGame) with restart(), side(), apply(), termination(), value(seat),
+// num_moves(), play_index(), action_of(), observation() and legal_mask(); every env starts as `prototype`.
+template <class G>
 class VectorEnv {
   public:
-    VectorEnv(int num_envs, const std::string& fen, GameOptions options, std::shared_ptr<const ActionTable> table,
-              bool random_opponent, int agent_seat, int max_plies, int threads)
-        : fen_(fen), random_opponent_(random_opponent), agent_seat_(agent_seat), max_plies_(max_plies), threads_(threads) {
+    VectorEnv(int num_envs, const G& prototype, int num_players, bool random_opponent, int agent_seat, int max_plies,
+              int threads)
+        : random_opponent_(random_opponent), agent_seat_(agent_seat), max_plies_(max_plies), threads_(threads) {
         if (num_envs < 1 || num_envs > 65536) throw std::invalid_argument("num_envs must be in [1, 65536]");
-        if (agent_seat < 0 || agent_seat > 1) throw std::invalid_argument("agent_seat must be 0 or 1");
+        if (agent_seat < 0 || agent_seat >= num_players) throw std::invalid_argument("agent_seat is not a seat of this game");
         if (max_plies < 0) throw std::invalid_argument("max_plies must be >= 0 (0: no limit)");
         if (threads < 1 || threads > 256) throw std::invalid_argument("threads must be in [1, 256]");
         games_.reserve(std::size_t(num_envs));
-        for (int i = 0; i < num_envs; ++i) games_.emplace_back(fen, options, table);
+        for (int i = 0; i < num_envs; ++i) games_.push_back(prototype);
         random_.resize(std::size_t(num_envs));
         action_random_.resize(std::size_t(num_envs));
         plies_.assign(std::size_t(num_envs), 0);
@@ -47,9 +50,9 @@ class VectorEnv {
     }
 
     std::size_t size() const { return games_.size(); }
-    std::size_t observation_size() const { return std::size_t(games_[0].num_planes()) * V::N * V::N; }
+    std::size_t observation_size() const { return std::size_t(games_[0].num_planes()) * G::SQUARES_PER_PLANE; }
     int num_actions() const { return games_[0].num_actions(); }
-    const Game<V>& game(std::size_t i) const { return games_[i]; }
+    G& game(std::size_t i) { return games_[i]; }
     std::size_t checked_index(int i) const {
         if (i < 0 || std::size_t(i) >= size()) throw std::out_of_range("env index out of range");
         return std::size_t(i);
@@ -103,19 +106,18 @@ class VectorEnv {
     // stream of its own, so drawing actions does not change the random opponent's moves.
     void random_actions(std::int64_t* out) {
         for (std::size_t k = 0; k < size(); ++k) {
-            Game<V>& g = games_[k];
+            G& g = games_[k];
             if (done_[k] || g.termination()) {
                 out[k] = 0;
                 continue;
             }
-            const MoveList& list = g.legal();
-            out[k] = g.action_of(action_random_[k].below(list.size));
+            out[k] = g.action_of(action_random_[k].below(g.num_moves()));
         }
     }
 
   private:
     void reset_one(std::size_t k) {
-        games_[k].reset(fen_);
+        games_[k].restart();
         plies_[k] = 0;
         done_[k] = 0;
         play_opponent(k);
@@ -123,8 +125,8 @@ class VectorEnv {
 
     void step_one(std::size_t k, std::int64_t action, float& reward, bool& terminated, bool& truncated,
                   std::int8_t& why) {
-        Game<V>& g = games_[k];
-        int mover = g.position().side;
+        G& g = games_[k];
+        int mover = g.side();
         if (action < 0 || action >= g.num_actions() || !g.apply(int(action))) {
             reward = -1.0f;
             terminated = true;
@@ -138,27 +140,22 @@ class VectorEnv {
         terminated = end != ONGOING;
         truncated = !terminated && max_plies_ && plies_[k] >= max_plies_;
         why = std::int8_t(end);
-        if (terminated) {
-            int seat = random_opponent_ ? agent_seat_ : mover;
-            int winner = g.winner();
-            reward = winner < 0 ? 0.0f : (winner == seat ? 1.0f : -1.0f);
-        }
+        if (terminated) reward = g.value(random_opponent_ ? agent_seat_ : mover);
         done_[k] = terminated || truncated;
     }
 
     void play_opponent(std::size_t k) {
         if (!random_opponent_) return;
-        Game<V>& g = games_[k];
-        while (g.position().side != agent_seat_ && !g.termination() && !(max_plies_ && plies_[k] >= max_plies_)) {
-            const MoveList& list = g.legal();
-            g.play(list.moves[random_[k].below(list.size)]);
+        G& g = games_[k];
+        while (g.side() != agent_seat_ && !g.termination() && !(max_plies_ && plies_[k] >= max_plies_)) {
+            g.play_index(random_[k].below(g.num_moves()));
             ++plies_[k];
         }
     }
 
     void write(std::size_t k, float* obs, std::uint8_t* mask) {
-        Game<V>& g = games_[k];
-        int player = random_opponent_ ? agent_seat_ : g.position().side;
+        G& g = games_[k];
+        int player = random_opponent_ ? agent_seat_ : g.side();
         g.observation(player, obs + k * observation_size());
         std::uint8_t* m = mask + k * std::size_t(num_actions());
         if (done_[k]) {
@@ -168,12 +165,11 @@ class VectorEnv {
         }
     }
 
-    std::string fen_;
     bool random_opponent_;
     int agent_seat_;
     int max_plies_;
     int threads_;
-    std::vector<Game<V>> games_;
+    std::vector<G> games_;
     std::vector<Random> random_;
     std::vector<Random> action_random_;
     std::vector<int> plies_;

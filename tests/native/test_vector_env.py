@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 import chess_envs  # noqa: F401  (registers the ids)
+from chess_envs.four_player.reference import ReferenceFourPlayerState
 from chess_envs.gym_env import GameEnv
+from chess_envs.los_alamos.reference import ReferenceLosAlamosState
+from chess_envs.standard.reference import ReferenceChessState
 from chess_envs.vector_env import GameVectorEnv, PythonBatch
 
 
@@ -33,15 +36,23 @@ def test_make_vec_steps_every_game_within_its_spaces(env_id):
     env.close()
 
 
+REFERENCES = {
+    "chess": ReferenceChessState,
+    "los_alamos": ReferenceLosAlamosState,
+    "four_player": ReferenceFourPlayerState,
+}
+
+
 def batches(game: str, n: int, **options):
+    """The native vector env, and one stepping the Python reference states in a Python loop."""
     native = GameVectorEnv(n, game, copy=False, **options)
     python = GameVectorEnv(n, game, copy=False, **options)
-    python._batch = PythonBatch(n, type(chess_envs.games.new_state(game)), None, {}, False, 0, options.get("max_plies"))
+    python._batch = PythonBatch(n, REFERENCES[game], None, {}, False, 0, options.get("max_plies"))
     return native, python
 
 
-@pytest.mark.parametrize("game", ["chess", "los_alamos"])
-def test_native_batch_matches_the_python_batch_step_by_step(game):
+@pytest.mark.parametrize("game", ["chess", "los_alamos", "four_player"])
+def test_native_batch_matches_the_reference_batch_step_by_step(game):
     native, python = batches(game, 6, max_plies=60)
     a, _ = native.reset(seed=1)
     b, _ = python.reset(seed=1)
@@ -81,6 +92,16 @@ def test_one_game_of_the_vector_env_is_the_single_env():
             break
 
 
+def test_four_player_against_random_opponents_sees_its_own_seat():
+    env = GameVectorEnv(4, "four_player", opponent="random", agent_seat=2, max_plies=60)
+    obs, _ = env.reset(seed=9)
+    for _ in range(40):
+        live = obs["action_mask"].any(axis=1)
+        assert (obs["observation"][live, 25 * 4 + 2] == 1.0).all()  # the one-hot colour plane of Yellow
+        obs, rewards, *_ = env.step(env.random_actions())
+        assert env.fen(0).split("-")[0] in "RBYG"
+
+
 def test_against_the_random_opponent_the_learner_always_moves():
     env = GameVectorEnv(16, "los_alamos", opponent="random", agent_seat=1, max_plies=80)
     obs, _ = env.reset(seed=5)
@@ -116,7 +137,7 @@ def test_threads_give_the_same_games():
             np.testing.assert_array_equal(x, y)
 
 
-@pytest.mark.parametrize("game", ["chess", "four_player"])
+@pytest.mark.parametrize("game", ["chess", "los_alamos", "four_player"])
 def test_random_actions_are_legal_and_repeat_with_the_seed(game):
     env = GameVectorEnv(8, game, max_plies=30)
     runs = []
