@@ -8,8 +8,8 @@ build=${1:-build/sanitize}
 python=$("${PYTHON:-python}" -c 'import sys; print(sys.executable)')
 cmake -S . -B "$build" -DCHESS_ENVS_SANITIZE=ON -DPython_EXECUTABLE="$python" >/dev/null
 cmake --build "$build" -j 2 >/dev/null
-core=$(ls "$build"/_core*.so)
-export CHESS_ENVS_CORE="$PWD/$core"
+core=$(cd "$build" && pwd)/$(cd "$build" && ls _core*.so)
+export CHESS_ENVS_CORE="$core"
 export LD_PRELOAD="$(g++ -print-file-name=libasan.so) $(g++ -print-file-name=libubsan.so)"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:verify_asan_link_order=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

@@ -64,6 +64,6 @@ def test_adjudication_and_long_history_agree():
 
 
 @pytest.mark.slow
-def test_three_thousand_more_games_agree():
+def test_a_thousand_more_games_agree():
     with ProcessPoolExecutor(max_workers=2) as pool:
-        assert sum(pool.map(play_games, [range(20_000, 23_000, 2), range(20_001, 23_000, 2)])) > 75_000
+        assert sum(pool.map(play_games, [range(20_000, 21_000, 2), range(20_001, 21_000, 2)])) > 25_000
