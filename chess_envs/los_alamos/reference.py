@@ -1,26 +1,7 @@
 """The pure-Python reference of Los Alamos chess over our 6x6 Python engine (board.py), which the
 native :class:`~chess_envs.los_alamos.LosAlamosState` is tested against; not on any hot path.
 
-Frame: squares are ``rank * 6 + file``; for black every square is mirrored to
-``(5 - rank) * 6 + file``, so the mover always plays up the board.
-
-Observation, shape ``(12 * history + 3, 6, 6)`` (51 with the default ``history=4``), float32,
-from ``player``'s perspective (row ``r`` = rank ``r + 1`` from that player's side). For each
-history step ``t`` (``t = 0`` now; steps before the first known position are zeros):
-
-    12t + 0..4    the player's pawns, knights, rooks, queens, king
-    12t + 5..9    the opponent's pawns, knights, rooks, queens, king
-    12t + 10      1 if that position had occurred before
-    12t + 11      1 if it had occurred at least twice before
-
-then (``c = 12 * history``): ``c`` colour (1 when ``player`` is black), ``c + 1`` total move
-count ``min(ply, 512) / 512``, ``c + 2`` no-progress count ``min(halfmove clock, 100) / 100``.
-
-Actions, 1944 = 36 from-squares x 54 move types (:func:`chess_envs.core.queen_knight_layout`
-on 6x6): ``action = from * 54 + type``; types 0..39 queen-like (``direction * 5 + distance - 1``,
-directions N NE E SE S SW W NW), 40..47 knight, 48..53 underpromotions
-(``48 + direction * 2 + piece``, direction 0 = capture to file - 1, 1 = push, 2 = capture to
-file + 1; piece 0 = knight, 1 = rook). Promotion to a queen is the queen-like move.
+Its planes and actions are those documented in :mod:`chess_envs.los_alamos.state`.
 """
 
 from __future__ import annotations

@@ -1,26 +1,7 @@
 """The pure-Python reference of standard chess (python-chess's rules, our encoding), which the native
 :class:`~chess_envs.standard.ChessState` is tested against at every ply; not on any hot path.
 
-Observation, shape ``(14 * history + 7, 8, 8)``, float32, from the perspective of ``player``
-(the mover by default). Row ``r`` is rank ``r + 1`` counted from that player's side and column
-``f`` is file ``f`` (a..h), so for black the board is mirrored vertically (square ``s`` becomes
-``s ^ 56``). For each history step ``t`` (``t = 0`` the current position, up to ``history - 1``
-plies back; steps before the game's first known position are all zeros):
-
-    14t + 0..5    the player's pawns, knights, bishops, rooks, queens, king
-    14t + 6..11   the opponent's pawns, knights, bishops, rooks, queens, king
-    14t + 12      1 if that position had occurred before (a repetition)
-    14t + 13      1 if it had occurred at least twice before
-
-followed by seven constant planes (``c = 14 * history``):
-
-    c + 0   colour: 1 when ``player`` is black
-    c + 1   total move count: min(ply, 512) / 512, ply = half-moves since the game's start
-    c + 2   the player may castle kingside      c + 3   the player may castle queenside
-    c + 4   the opponent may castle kingside    c + 5   the opponent may castle queenside
-    c + 6   no-progress count: min(halfmove clock, 150) / 150 (the 75-move rule at 1.0)
-
-Actions: see :mod:`chess_envs.standard.encoding`.
+Its planes and actions are those documented in :mod:`chess_envs.standard.state`.
 """
 
 from __future__ import annotations
