@@ -61,10 +61,15 @@ def action_table(squares: int, num_actions: int, encode: Callable[[int, int, int
 
 def replayed_board(cache: tuple[list, Any] | None, played: list, new_board: Callable[[], Any], push: Callable) -> tuple:
     """``(played, board)``: a board of the start position with the moves ``played`` pushed, reusing
-    the cached board when its moves are a prefix of them (the usual case: moves were added)."""
-    if cache is not None and cache[0] == played[: len(cache[0])]:
-        board = cache[1]
-        for move in played[len(cache[0]) :]:
+    the cached board: it takes back moves that were undone (``board.pop()``) and pushes new ones."""
+    if cache is not None:
+        cached, board = cache
+        common = 0
+        while common < min(len(cached), len(played)) and cached[common] == played[common]:
+            common += 1
+        for _ in range(len(cached) - common):
+            board.pop()
+        for move in played[common:]:
             push(board, move)
         return played, board
     board = new_board()

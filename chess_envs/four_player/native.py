@@ -1,17 +1,27 @@
-"""The native four-player board (``chess_envs._core.FourPlayerBoard``), built from a reference board.
+"""The native four-player board (``chess_envs._core.FourPlayerBoard``): from FEN4, or from a Python board.
 
-The C++ engine (``src/native/four_player.hpp``) ports :mod:`chess_envs.four_player.board` move for
-move; the Python board still reads FEN4 and is the reference the tests compare it with at every
-ply. The native board runs perft today; :class:`~chess_envs.four_player.FourPlayerState` still
-plays on the Python board.
+The C++ engine (``src/native/four_player.hpp``, ``fen4.hpp``) ports :mod:`chess_envs.four_player.board`
+move for move and its FEN4 reader rule for rule; the Python board is the reference the tests
+compare it with at every ply and on mutated FEN4 text.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from chess_envs.four_player.board import FFA, TEAMS, Board
+from chess_envs.core import check_text
+from chess_envs.four_player.board import FFA, MODES, TEAMS, Board
 from chess_envs.native import core
+
+
+def parse_board(fen4: str, mode: str = FFA) -> Any:
+    """A native board of the FEN4 ``fen4`` in ``mode`` ("ffa" or "teams"); ValueError says what is wrong."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    text = check_text(fen4, "FEN4").strip()
+    if not text.isascii():
+        raise ValueError("FEN4 must be ASCII text")
+    return core.FourPlayerBoard.from_fen4(text, mode == TEAMS)
 
 
 def native_board(board: Board) -> Any:
@@ -37,4 +47,4 @@ def perft(fen4: str, depth: int, mode: str = FFA) -> int:
     that ends the game is a leaf at its own depth; draw rules ignored), on the native board."""
     if depth < 0:
         raise ValueError(f"depth must be >= 0, got {depth}")
-    return native_board(Board(fen4, mode)).perft(depth)
+    return parse_board(fen4, mode).perft(depth)

@@ -51,7 +51,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from chess_envs.core import Outcome, Termination, as_action, check_flag, check_history, check_text
+from chess_envs.core import Outcome, Termination, as_action, check_flag, check_history
 from chess_envs.four_player.board import (
     BISHOP,
     DEAD,
@@ -74,8 +74,8 @@ from chess_envs.four_player.board import (
     move_text,
     parse_square,
 )
-from chess_envs.four_player.native import native_board
-from chess_envs.native import TERMINATIONS, NativeState, core
+from chess_envs.four_player.native import parse_board
+from chess_envs.native import TERMINATIONS, NativeState, core, replayed_board
 
 MOVE_TYPES = 109
 NUM_ACTIONS = NUM_SQUARES * MOVE_TYPES
@@ -202,12 +202,12 @@ class FourPlayerState(NativeState):
     ) -> None:
         self.history = check_history(history)
         self.claim_win = check_flag(claim_win, "claim_win")
-        board = Board(START_FEN4 if fen4 is None else check_text(fen4, "FEN4"), mode)
+        board = parse_board(START_FEN4 if fen4 is None else fen4, mode)
         board.settle()
         self.mode = mode
-        self._start_fen4 = board.fen4()
         self.observation_shape = (_PLANES_PER_STEP * history + _META_PLANES, SIZE, SIZE)
-        self._game = core.FourPlayerGame(native_board(board), self.history, self.claim_win, _native_table())
+        self._game = core.FourPlayerGame(board, self.history, self.claim_win, _native_table())
+        self._start_fen4 = self.to_text()
 
     @classmethod
     def from_text(cls, text: str, **options) -> FourPlayerState:
@@ -215,9 +215,13 @@ class FourPlayerState(NativeState):
 
     @property
     def board(self) -> Board:
-        """The game on the Python reference :class:`~chess_envs.four_player.board.Board` (the
-        position only, rebuilt on each call from the native game): read it, do not push to it."""
-        return Board(self.to_text(), self.mode)
+        """The game on the Python reference :class:`~chess_envs.four_player.board.Board`, with its
+        move stack; built from the native game on first use after a move. Read it, do not push to it."""
+        self._board = replayed_board(self._board, self._game.moves_played(), self._new_board, Board.push)
+        return self._board[1]
+
+    def _new_board(self) -> Board:
+        return Board(self._start_fen4, self.mode)
 
     def _snapshot(self) -> tuple:
         return self._game.snapshot()
@@ -257,7 +261,7 @@ class FourPlayerState(NativeState):
         text = move_text(origin | target << 8 | under << 16)
         if (
             not under
-            and self._snapshot()[0][origin] == (turn << 3 | PAWN)
+            and self._game.code_at(origin) == (turn << 3 | PAWN)
             and target in PROMOTION_SQUARES[self.mode][turn]
         ):
             text += "=Q"

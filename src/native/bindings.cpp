@@ -8,6 +8,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include "fen4.hpp"
 #include "four_player.hpp"
 #include "game.hpp"
 #include "vector_env.hpp"
@@ -255,6 +256,11 @@ NB_MODULE(_core, m) {
             },
             "squares"_a, "turn"_a, "live"_a, "kingside"_a, "queenside"_a, "points"_a, "halfmove_clock"_a,
             "en_passant"_a, "teams"_a)
+        .def_static(
+            "from_fen4",
+            [](nb::handle text, bool teams) { return FourBoard(four::parse_fen4(text_of(text, "FEN4")), teams); },
+            "fen4"_a, "teams"_a, "The position of a FEN4 (stripped of surrounding whitespace).")
+        .def("settle", &FourBoard::settle)
         .def("legal_moves", [](FourBoard& b) { return b.legal_moves(); })
         .def(
             "push",
@@ -355,6 +361,11 @@ NB_MODULE(_core, m) {
             }
             return std::make_tuple(squares, s.turn, live, points, kingside, queenside, s.halfmove_clock, s.game_over,
                                    s.winner_team, en_passant);
+        })
+        .def("moves_played", [](const FourGame& g) { return g.moves_played(); })
+        .def("code_at", [](const FourGame& g, int square) {
+            if (square < 0 || square >= four::SQUARES) throw std::invalid_argument("square out of range");
+            return int(g.board().state().squares[std::size_t(square)]);
         })
         .def("in_check", [](const FourGame& g, int colour) { return g.board().in_check(colour & 3); });
     using FourVector = VectorEnv<FourGame>;

@@ -157,6 +157,32 @@ class FourBoard {
     const FourState& state() const { return s_; }
     bool teams() const { return teams_; }
 
+    // FFA, a position just loaded: take out every player to move who has no legal move, as play
+    // would have before (RULES.md section 8): stalemated players score 20; mated ones score nothing.
+    void settle() {
+        if (teams_ || !stack_.empty()) return;
+        std::vector<int> moves;
+        while (!s_.game_over) {
+            moves.clear();
+            generate(s_.turn, moves);
+            if (!moves.empty()) break;
+            int stuck = s_.turn;
+            bool stalemated = !in_check(stuck);
+            eliminate(stuck);
+            if (stalemated) s_.points[stuck] += STALEMATE_POINTS;
+            if (count_live() <= 1) {
+                s_.game_over = true;
+            } else {
+                for (int c = stuck + 1; c < stuck + 4; ++c)
+                    if (s_.live[c % 4]) {
+                        s_.turn = c % 4;
+                        break;
+                    }
+            }
+        }
+        moves_ready_ = false;
+    }
+
     const std::vector<int>& legal_moves() {
         if (!moves_ready_) {
             moves_.clear();
@@ -617,6 +643,7 @@ class FourGame {
     // Back to the game's first position (the vector envs' reset).
     void restart() {
         board_ = start_;
+        played_.clear();
         keys_.clear();
         counts_.clear();
         frames_.clear();
@@ -639,9 +666,13 @@ class FourGame {
     }
     int num_moves() { return int(legal().size()); }
     void play_index(int i) {
-        board_.push(legal()[std::size_t(i)]);
+        played_.push_back(legal()[std::size_t(i)]);
+        board_.push(played_.back());
         record();
     }
+
+    // The moves played since the first position, oldest first.
+    const std::vector<int>& moves_played() const { return played_; }
     int action_of(int i) { return actions()[std::size_t(i)]; }
 
     // Returns from final points: places 1..4 are worth 1, 1/3, -1/3, -1; ties share the mean.
@@ -699,6 +730,7 @@ class FourGame {
         const std::vector<int>& moves = legal();
         for (std::size_t i = 0; i < moves.size(); ++i)
             if (actions_[i] == action) {
+                played_.push_back(moves[i]);
                 board_.push(moves[i]);
                 record();
                 return true;
@@ -709,6 +741,7 @@ class FourGame {
     void undo() {
         if (keys_.size() < 2) throw std::out_of_range("undo: no move to take back");
         board_.pop();
+        played_.pop_back();
         keys_.pop_back();
         counts_.pop_back();
         frames_.pop_back();
@@ -885,6 +918,7 @@ class FourGame {
     std::vector<int> counts_;
     std::vector<Frame> frames_;
     std::vector<int> actions_;
+    std::vector<int> played_;
     bool actions_ready_ = false;
     int termination_ = -1;
     std::array<int, 4> final_points_{};

@@ -15,22 +15,7 @@ FFA_GAMES, TEAMS_GAMES = 1000, 300
 
 
 def _snapshot(state: FourPlayerState) -> tuple:
-    board = state.board
-    return (
-        board.fen4(),
-        tuple(board.squares),
-        tuple(frozenset(p) for p in board.pieces),
-        tuple(board.kings),
-        tuple(board.live),
-        tuple(board.points),
-        tuple(map(tuple, board.castling)),
-        tuple(board.en_passant),
-        board.halfmove_clock,
-        board.turn,
-        board.game_over,
-        state._keys[-1],
-        state.repetitions(),
-    )
+    return (state.to_text(), state._game.snapshot(), state.repetitions(), state.legal_actions().tobytes())
 
 
 def play_checked_game(job: tuple[int, str]) -> Counter:
@@ -39,33 +24,34 @@ def play_checked_game(job: tuple[int, str]) -> Counter:
     rng = random.Random(seed)
     state = FourPlayerState(mode=mode, history=1)
     seen: Counter = Counter()
+    plies = 0
     while not state.is_terminal():
-        board = state.board
+        squares, _, live, points, *_ = state._game.snapshot()
         for colour in range(4):
-            kings = board.squares.count(colour << 3 | KING)
-            assert kings == (1 if board.live[colour] else 0), (seed, board.fen4())
-            assert board.kings[colour] == (board.squares.index(colour << 3 | KING) if kings else -1)
+            kings = squares.count(colour << 3 | KING)
+            assert kings == (1 if live[colour] else 0), (seed, state.to_text())
         mask = state.legal_action_mask()
-        from_mask = sorted(state.action_to_move(a) for a in np.flatnonzero(mask))
-        assert from_mask == sorted(move_text(m) for m in board.legal_moves()), (seed, board.fen4())
+        moves = state.legal_moves_by_action()
+        assert sorted(np.flatnonzero(mask)) == sorted(moves), (seed, state.to_text())
         before = _snapshot(state)
         action = int(rng.choice(np.flatnonzero(mask)))
-        move = state.legal_moves_by_action()[action]
+        move = moves[action]
+        assert state.action_to_move(action) == move_text(move), seed
         flag = move >> 20
         seen["en_passant"] += flag == 2
         seen["castling"] += flag == 3
         seen["promotion"] += bool(move >> 16 & 15)
-        live_before = sum(board.live)
         state.apply(action)
+        plies += 1
         after = _snapshot(state)
-        assert all(b >= a for a, b in zip(before[5], after[5])), f"points fell in game {seed}"
-        seen["elimination"] += live_before - sum(state.board.live)
+        assert all(b >= a for a, b in zip(points, after[1][3])), f"points fell in game {seed}"
+        seen["elimination"] += sum(live) - sum(after[1][2])
         state.undo()
         assert _snapshot(state) == before, f"undo did not restore game {seed} at {before[0]}"
         state.apply(action)
         assert _snapshot(state) == after
     seen[state.outcome().termination.value] += 1
-    seen["plies"] += len(state._keys) - 1
+    seen["plies"] += plies
     assert abs(sum(state.returns())) < 1e-6
     return seen
 

@@ -151,10 +151,13 @@ def _uci(move: int) -> str:
 
 
 def test_four_player_fen4_fuzz():
-    """FEN4 is read by the Python board, then handed to the native one: whatever it accepts must
-    be safe natively (perft 2, planes, mask), and everything else a clean ValueError."""
+    """The native FEN4 reader against the Python one: the same texts accepted (the same position
+    and moves) or refused with a ValueError; whatever is accepted is safe natively (perft 2,
+    planes, mask)."""
     from chess_envs.four_player import FourPlayerState
+    from chess_envs.four_player.board import Board as ReferenceFourBoard
     from chess_envs.four_player.native import native_board
+    from chess_envs.four_player.state import game_text
 
     rng = random.Random(5)
     fens = seed_fens(FourPlayerState, 500, seed=6)
@@ -166,6 +169,18 @@ def test_four_player_fen4_fuzz():
         try:
             state = FourPlayerState(text, mode=mode)
         except ValueError:
+            state = None
+        if _ % ORACLE_EVERY == 0 and text.isascii():
+            try:
+                reference = ReferenceFourBoard(text, mode)
+                reference.settle()
+            except ValueError:
+                assert state is None, text
+            else:
+                assert state is not None, text
+                assert game_text(state._game) == reference.fen4(), text
+                assert sorted(state.legal_moves_by_action().values()) == sorted(reference.legal_moves()), text
+        if state is None:
             continue
         accepted += 1
         state.legal_actions()
