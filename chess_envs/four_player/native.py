@@ -25,7 +25,7 @@ def parse_board(fen4: str, mode: str = FFA) -> Any:
 
 
 def native_board(board: Board) -> Any:
-    """A native board holding ``board``'s position (not its move stack)."""
+    """A native board holding a Python board's position (not its move stack), for the tests."""
     en_passant: list[int] = []
     for target in board.en_passant:
         en_passant += list(target) if target else [-1, -1]
