@@ -42,7 +42,8 @@ def _frame_gather(player: int, steps: int) -> np.ndarray:
     return _gather_cache[key]
 
 
-def _validate_board(board: chess.Board, fen: str) -> None:
+def validate_board(board: chess.Board, fen: str) -> None:
+    """A ValueError naming python-chess's reasons when ``board`` (read from ``fen``) is not a valid position."""
     status = board.status()
     if status != chess.STATUS_VALID:
         reasons = [str(flag.name).lower().replace("_", " ") for flag in chess.Status if flag and flag in status]
@@ -82,7 +83,7 @@ class ReferenceChessState(HistoryState):
         else:
             check_text(fen, "fen")
             self.board = chess.Board(fen)
-            _validate_board(self.board, fen)
+            validate_board(self.board, fen)
         # One row per position of the game: 12 piece bitboards (white's, then black's) and
         # two repetition masks, so an observation is a slice of the last `history` rows.
         self._frames = np.zeros((64, _PLANES_PER_STEP), dtype=np.uint64)

@@ -35,6 +35,7 @@ import chess.svg
 from chess_envs.core import as_action, check_flag, check_history, check_text
 from chess_envs.native import NativeState, action_table, core, replayed_board
 from chess_envs.standard.encoding import ActionEncoding, get_encoding
+from chess_envs.standard.reference import validate_board
 
 _PLANES_PER_STEP = 14
 _META_PLANES = 7
@@ -52,13 +53,6 @@ def _native_table(encoding: ActionEncoding) -> Any:
 
         _tables[encoding.name] = action_table(64, encoding.num_actions, encode)
     return _tables[encoding.name]
-
-
-def _validate_board(board: chess.Board, fen: str) -> None:
-    status = board.status()
-    if status != chess.STATUS_VALID:
-        reasons = [str(flag.name).lower().replace("_", " ") for flag in chess.Status if flag and flag in status]
-        raise ValueError(f"invalid chess position {fen!r}: {', '.join(reasons)}")
 
 
 class ChessState(NativeState):
@@ -92,7 +86,7 @@ class ChessState(NativeState):
         else:
             check_text(fen, "fen")
             board = chess.Board(fen)
-            _validate_board(board, fen)
+            validate_board(board, fen)
             self._start_fen = board.fen(en_passant="fen")
         self._game = core.ChessGame(self._start_fen, self.history, self.claim_draws, _native_table(self.encoding))
         self._board: tuple[list, chess.Board] | None = None
