@@ -25,7 +25,8 @@ import time
 import chess
 
 from chess_envs.four_player import perft as four_player_native_perft
-from chess_envs.four_player.board import START_FEN4, Board
+from chess_envs.four_player import reference_perft
+from chess_envs.four_player.board import START_FEN4
 from chess_envs.los_alamos import START_FEN as LOS_ALAMOS_START
 from chess_envs.los_alamos import perft as los_alamos_perft
 from chess_envs.standard import perft as chess_perft
@@ -40,18 +41,6 @@ def python_chess_perft(board: chess.Board, depth: int) -> int:
     for move in board.legal_moves:
         board.push(move)
         nodes += python_chess_perft(board, depth - 1)
-        board.pop()
-    return nodes
-
-
-def four_player_perft(board: Board, depth: int) -> int:
-    moves = board.legal_moves()
-    if depth == 1:
-        return len(moves)
-    nodes = 0
-    for move in moves:
-        board.push(move)
-        nodes += four_player_perft(board, depth - 1)
         board.pop()
     return nodes
 
@@ -120,7 +109,7 @@ def main() -> None:
             four_player_native_perft, START_FEN4, args.four_player_native_depth
         ),
         "four-player FFA start: ours (Python reference)": lambda: timed(
-            four_player_perft, Board(START_FEN4, "ffa"), args.four_player_depth
+            reference_perft, START_FEN4, args.four_player_depth
         ),
     }
     rates: dict[str, list[float]] = {name: [] for name in runs}

@@ -199,7 +199,6 @@ class FourBoard {
 
     void push(int move) {
         stack_.push_back(s_);
-        const Tables& t = tables();
         auto& sq = s_.squares;
         int mover = s_.turn;
         int origin = move & 255, to = (move >> 8) & 255, promotion = (move >> 16) & 15, flag = move >> 20;
@@ -213,10 +212,10 @@ class FourBoard {
                     break;
                 }
         sq[std::size_t(origin)] = 0;
-        if (captured) remove(to, captured);
+        if (captured) forget_king(captured);
         if (ep_square >= 0) {
             sq[std::size_t(ep_square)] = 0;
-            remove(ep_square, ep_victim);
+            forget_king(ep_victim);
         }
         sq[std::size_t(to)] = std::uint8_t(promotion ? (mover << 3 | promotion) : piece);
         int kind = piece & 7;
@@ -248,7 +247,6 @@ class FourBoard {
             end_of_move_ffa(mover, piece, captured, ep_victim);
         }
         advance_turn(mover);
-        (void)t;
     }
 
     void pop() {
@@ -492,8 +490,8 @@ class FourBoard {
         return legal;
     }
 
-    void remove(int square, int code) {
-        (void)square;
+    // A captured king leaves its player without a king square.
+    void forget_king(int code) {
         int colour = code >> 3;
         if (colour < 4 && (code & 7) == KING) s_.kings[colour] = -1;
     }

@@ -146,7 +146,6 @@ struct Position {
         return result;
     }
 
-    static int forward() { return 0; }
     static constexpr int push_step(int colour) { return colour == WHITE ? N : -N; }
     static constexpr int last_rank(int colour) { return colour == WHITE ? N - 1 : 0; }
 
