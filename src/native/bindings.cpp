@@ -226,6 +226,9 @@ four::FourBoard make_four_board(const std::vector<int>& squares, int turn, const
 
 NB_MODULE(_core, m) {
     m.doc() = "The native rules engines, encoders and vector environments of chess_envs.";
+    // The action tables are cached in Python module globals for the life of the process, and
+    // processes that exit while they are alive made nanobind print false "leaked instance" reports.
+    nb::set_leak_warnings(false);
     nb::class_<ActionTable>(m, "ActionTable")
         .def(
             "__init__",
