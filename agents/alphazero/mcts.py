@@ -1,153 +1,54 @@
 """Batched PUCT Monte-Carlo tree search over many games at once, and a Gumbel root search.
 
-Each :class:`SearchTree` owns one game state and walks it with ``apply``/``undo``. A call to
-:meth:`MCTS.search` runs ``simulations`` simulations in every tree: in each wave it collects up
-to ``leaves_per_tree`` leaves per tree (virtual loss spreads them over the tree), evaluates the
-leaves of all trees in ONE batched call of the evaluator, then backs the values up.
+Each :class:`SearchTree` owns one game state. A call to :meth:`MCTS.search` runs ``simulations``
+simulations in every tree: in each wave it collects up to ``leaves_per_tree`` leaves per tree
+(virtual loss spreads them over the tree), evaluates the leaves of all trees in ONE batched call
+of the evaluator, then backs the values up. Values are vectors with one entry per seat, so one
+backup rule serves two players (negamax) and more (max-n).
 
-Values are vectors with one entry per seat, so one backup rule serves two players (negamax)
-and more (max-n): an edge out of a node is scored from the perspective of that node's mover.
+For the games with a native core the trees, selection, backup, MCTS-solver and Gumbel halving run
+in C++ (``src/native/search.hpp``): Python only hands the wave's planes, gathered natively into
+one contiguous buffer, to the evaluator and the outputs back. Other games (any
+:class:`~chess_envs.core.GameState`) run the same algorithm in Python
+(:mod:`agents.alphazero.reference_mcts`), which the tests keep as the reference: both give the
+same visit counts for the same evaluator and random numbers.
 """
 
 from __future__ import annotations
 
-import hashlib
-import math
-from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from agents.alphazero.mcts_config import Evaluator, MCTSConfig
+from agents.alphazero.reference_mcts import EvaluationCache, Node, ReferenceMCTS
 from chess_envs.core import GameState
+from chess_envs.native import NativeState, core
 
-Evaluator = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
-"""planes ``[B, C, H, W]`` -> (logits ``[B, num_actions]``, values ``[B, value_size]``, mover first)."""
+__all__ = ["MCTS", "Evaluator", "MCTSConfig", "SearchTree"]
 
-
-@dataclass
-class MCTSConfig:
-    """Search settings; the defaults are AlphaZero's where it published them."""
-
-    simulations: int = 100
-    """simulations per move and tree"""
-    c_puct_init: float = 1.25
-    """exploration constant c(s) = c_init + log((1 + N + c_base) / c_base)"""
-    c_puct_base: float = 19652.0
-    dirichlet_alpha: float = 0.3
-    """root noise concentration (AlphaZero: 0.3 chess; larger for fewer moves)"""
-    dirichlet_fraction: float = 0.0
-    """share of root prior replaced by Dirichlet noise (0.25 in self-play, 0 to play)"""
-    fpu_reduction: float = 0.25
-    """first-play urgency: an unvisited child scores the parent's value minus this"""
-    root_fpu: float | None = 1.0
-    """unvisited root children score this (1.0: every root move is tried once); None: as below the root"""
-    virtual_loss: float = 1.0
-    leaves_per_tree: int = 8
-    """in-flight simulations per tree per batched evaluation"""
-    cache_mb: float = 256.0
-    """memory for network outputs kept for positions seen again (0: no cache); see EvaluationCache"""
-    gumbel: bool = False
-    """root action by Gumbel sequential halving (for small simulation budgets)"""
-    gumbel_considered: int = 16
-    """actions considered at the root by the Gumbel search"""
-    gumbel_c_visit: float = 50.0
-    gumbel_c_scale: float = 1.0
+_NATIVE = {
+    core.ChessGame: (core.ChessSearchTree, core.ChessSearch),
+    core.LosAlamosGame: (core.LosAlamosSearchTree, core.LosAlamosSearch),
+    core.FourPlayerGame: (core.FourPlayerSearchTree, core.FourPlayerSearch),
+}
+"""Native game class -> (its search tree class, its search class)."""
 
 
-class EvaluationCache:
-    """Network outputs of positions seen before, least recently used first out, bounded in bytes.
+class NativeNode:
+    """A snapshot of a node of a native tree, with the reference :class:`Node`'s attributes."""
 
-    An entry holds what a hit needs and no more: the logits of the legal moves and the value,
-    under a 16-byte digest of the planes and the legal actions (never the planes themselves).
-    Its size is counted as its arrays plus :attr:`OVERHEAD` for the key and the containers.
-    """
+    def __init__(self, tree: Any, index: int, num_players: int) -> None:
+        player, terminal, proven, depth, n, value, proof, actions, priors, visits, values, children, _ = tree.node(index)
+        self.player, self.terminal, self.depth, self.n = player, terminal, depth, n
+        self.value = value[:num_players]
+        self.proven = proof[:num_players] if proven else None
+        self.actions, self.priors, self.visits, self.values = actions, priors, visits, values
+        self._tree, self._children, self._num_players = tree, children, num_players
 
-    OVERHEAD = 400
-    """bytes per entry besides its arrays (dict slot, key, tuple, two array headers), measured"""
-
-    def __init__(self, megabytes: float) -> None:
-        if not (megabytes >= 0 and math.isfinite(megabytes)):
-            raise ValueError(f"cache_mb must be a finite number >= 0, got {megabytes}")
-        self.capacity = int(megabytes * 1_000_000)
-        self.bytes = 0
-        self._entries: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def key(self, planes: np.ndarray, actions: np.ndarray) -> bytes:
-        """The entry's key (empty when the cache is off, so nothing is hashed for nothing)."""
-        if not self.capacity:
-            return b""
-        digest = hashlib.blake2b(planes.tobytes(), digest_size=16)
-        digest.update(actions.tobytes())
-        return digest.digest()
-
-    def get(self, key: bytes) -> tuple[np.ndarray, np.ndarray] | None:
-        if not key:
-            return None
-        entry = self._entries.get(key)
-        if entry is not None:
-            self._entries.move_to_end(key)
-        return entry
-
-    def put(self, key: bytes, legal_logits: np.ndarray, value: np.ndarray) -> None:
-        if self.capacity == 0 or key in self._entries:
-            return
-        entry = (legal_logits.astype(np.float32), value.astype(np.float32))
-        self._entries[key] = entry
-        self.bytes += self._size(entry)
-        while self.bytes > self.capacity:
-            _, old = self._entries.popitem(last=False)
-            self.bytes -= self._size(old)
-
-    def clear(self) -> None:
-        self._entries.clear()
-        self.bytes = 0
-
-    def _size(self, entry: tuple[np.ndarray, np.ndarray]) -> int:
-        return entry[0].nbytes + entry[1].nbytes + self.OVERHEAD
-
-
-class Node:
-    """A position reached in the tree: its legal actions, their priors and edge statistics."""
-
-    __slots__ = (
-        "actions",
-        "priors",
-        "logits",
-        "visits",
-        "values",
-        "children",
-        "player",
-        "value",
-        "terminal",
-        "n",
-        "proven",
-        "depth",
-    )
-
-    def __init__(
-        self, player: int, value: np.ndarray, actions: np.ndarray, logits: np.ndarray | None, terminal: bool
-    ) -> None:
-        self.player = player
-        self.value = value  # per seat: network estimate, or the game's returns when terminal
-        self.terminal = terminal
-        self.actions = actions
-        self.logits = logits
-        if logits is not None and len(actions):
-            shifted = np.exp(logits - logits.max())
-            self.priors = shifted / shifted.sum()
-        else:
-            self.priors = np.zeros(len(actions))
-        self.visits = np.zeros(len(actions))
-        self.values = np.zeros(len(actions))
-        self.children: list[Node | None] = [None] * len(actions)
-        self.n = 0
-        # The exact value per seat once the game-theoretic result below this node is known.
-        self.proven: np.ndarray | None = value if terminal else None
-        self.depth = 0  # plies to the end of the game along the proof, once proven
+    @property
+    def children(self) -> list[NativeNode | None]:
+        return [NativeNode(self._tree, int(c), self._num_players) if c >= 0 else None for c in self._children]
 
     def q(self) -> np.ndarray:
         """Mean value of each child for this node's mover (0 where unvisited)."""
@@ -160,36 +61,69 @@ class SearchTree:
     def __init__(self, state: GameState) -> None:
         self.state = state
         state.enable_search_caches()
-        self.root: Node | None = None
+        native = _NATIVE.get(type(state._game)) if isinstance(state, NativeState) else None
+        self._native = native[0](state._game) if native else None
+        self._root: Node | None = None
+        # The reference search's Gumbel state (the native tree keeps its own).
         self._gumbel: np.ndarray | None = None
         self._candidates: np.ndarray | None = None
         self._phase_visits = 0
         self._phase_target = 0.0
 
+    @property
+    def root(self) -> Any:
+        """The root node (``None`` before the first search): a :class:`Node`, or a
+        :class:`NativeNode` snapshot for native games."""
+        if self._native is None:
+            return self._root
+        index = self._native.root
+        return NativeNode(self._native, index, self.state.num_players) if index >= 0 else None
+
+    @root.setter
+    def root(self, node: Node | None) -> None:
+        if self._native is not None:
+            raise AttributeError("the root of a native tree is set by the search")
+        self._root = node
+
     def visit_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """(legal actions, root visit counts)."""
-        if self.root is None:
+        root = self.root
+        if root is None:
             raise RuntimeError("search() has not run on this tree")
-        return self.root.actions, self.root.visits.copy()
+        return root.actions, root.visits.copy()
 
     def advance(self, action: int) -> None:
         """Play ``action`` and keep its subtree as the new root (tree reuse)."""
+        if self._native is not None:
+            self.state.apply(action)
+            self._native.reroot(int(action))
+            return
         child = None
-        if self.root is not None:
-            index = np.flatnonzero(self.root.actions == action)
+        if self._root is not None:
+            index = np.flatnonzero(self._root.actions == action)
             if len(index):
-                child = self.root.children[int(index[0])]
+                child = self._root.children[int(index[0])]
         self.state.apply(action)
-        self.root = child
+        self._root = child
         self._gumbel = self._candidates = None
 
 
-class _Pending:
-    __slots__ = ("tree", "path", "planes", "actions", "player", "key", "parent", "index")
+class _Caches:
+    """The native evaluation cache and the reference search's, as one (``len``, ``bytes``, ``clear``)."""
 
-    def __init__(self, tree, path, planes, actions, player, key, parent, index) -> None:
-        self.tree, self.path, self.planes, self.actions = tree, path, planes, actions
-        self.player, self.key, self.parent, self.index = player, key, parent, index
+    def __init__(self, native: Any, reference: EvaluationCache) -> None:
+        self.native, self.reference = native, reference
+
+    def __len__(self) -> int:
+        return len(self.native) + len(self.reference)
+
+    @property
+    def bytes(self) -> int:
+        return self.native.bytes + self.reference.bytes
+
+    def clear(self) -> None:
+        self.native.clear()
+        self.reference.clear()
 
 
 class MCTS:
@@ -206,244 +140,112 @@ class MCTS:
         self.num_players = num_players
         self.config = config or MCTSConfig()
         self.rng = rng or np.random.default_rng()
-        self.cache = EvaluationCache(self.config.cache_mb)
-        self.network_evaluations = 0
-        self.simulations_done = 0
+        self._reference = ReferenceMCTS(evaluator, num_players, self.config, self.rng)
+        self.cache = _Caches(core.EvaluationCache(self.config.cache_mb), self._reference.cache)
+        self._evaluations = 0
+        self._simulations = 0
+        self._searches: dict[type, Any] = {}
+        self._planes: np.ndarray | None = None
 
-    # -- values ----------------------------------------------------------------------------
+    @property
+    def network_evaluations(self) -> int:
+        """Positions the evaluator was given so far."""
+        return self._evaluations + self._reference.network_evaluations
 
-    def _seat_values(self, player: int, output: np.ndarray) -> np.ndarray:
-        """Network values (mover first) as a vector indexed by seat."""
-        if self.num_players == 2:
-            v = float(output[0])
-            return np.array([v, -v] if player == 0 else [-v, v])
-        values = np.asarray(output, dtype=np.float64)
-        if values.shape != (self.num_players,):
-            raise ValueError(f"the evaluator must give {self.num_players} values a position, got {values.shape}")
-        return np.roll(values, player)
-
-    # -- the search ------------------------------------------------------------------------
+    @property
+    def simulations_done(self) -> int:
+        return self._simulations + self._reference.simulations_done
 
     def search(self, trees: list[SearchTree], simulations: int | None = None) -> None:
         """Run ``simulations`` (default: the config's) simulations in every tree."""
-        budget = self.config.simulations if simulations is None else simulations
-        self._expand_roots(trees)
-        remaining = {id(tree): budget for tree in trees if not tree.root.terminal and len(tree.root.actions)}
-        live = [tree for tree in trees if id(tree) in remaining]
-        for tree in live:
-            if self.config.gumbel:
-                self._start_gumbel(tree, budget)
-        while live:
-            pending: list[_Pending] = []
-            for tree in live:
-                taken = self._collect(tree, min(self.config.leaves_per_tree, remaining[id(tree)]), pending)
-                remaining[id(tree)] -= taken
-            self._evaluate_pending(pending)
-            live = [tree for tree in live if remaining[id(tree)] > 0]
-
-    def _expand_roots(self, trees: list[SearchTree]) -> None:
-        pending = []
-        for tree in trees:
-            if tree.root is None:
-                leaf = self._leaf(tree, [], None, -1)
-                if isinstance(leaf, Node):
-                    tree.root = leaf
-                else:
-                    pending.append(leaf)
-        self._evaluate_pending(pending)
-        if self.config.dirichlet_fraction > 0:
-            for tree in trees:
-                root = tree.root
-                if len(root.actions) > 1:
-                    noise = self.rng.dirichlet([self.config.dirichlet_alpha] * len(root.actions))
-                    fraction = self.config.dirichlet_fraction
-                    root.priors = (1 - fraction) * root.priors + fraction * noise
-
-    def _leaf(self, tree: SearchTree, path: list, parent: Node | None, index: int) -> Node | _Pending:
-        """A node for the tree's current state: built at once if terminal or cached, else pending."""
-        state = tree.state
-        player = state.current_player
-        if state.is_terminal():
-            return Node(player, state.returns().astype(np.float64), np.zeros(0, dtype=np.int64), None, True)
-        planes = state.observation()
-        actions = state.legal_actions()
-        key = self.cache.key(planes, actions)
-        cached = self.cache.get(key)
-        if cached is not None:
-            legal_logits, value = cached
-            return Node(player, self._seat_values(player, value), actions, legal_logits, False)
-        return _Pending(tree, path, planes, actions, player, key, parent, index)
-
-    def _collect(self, tree: SearchTree, count: int, pending: list[_Pending]) -> int:
-        """Descend ``count`` times (fewer on a collision); returns the simulations started."""
-        started = 0
-        waiting: set[tuple[int, int]] = {(id(p.parent), p.index) for p in pending if p.tree is tree}
-        vl = self.config.virtual_loss
-        for _ in range(count):
-            node, path = tree.root, []
-            state = tree.state
-            while True:
-                index = self._select(tree, node, is_root=not path)
-                path.append((node, index))
-                node.visits[index] += vl
-                node.values[index] -= vl
-                state.apply(int(node.actions[index]))
-                child = node.children[index]
-                if child is None or child.proven is not None:
-                    break
-                node = child
-            parent, index = path[-1]
-            if child is not None:  # a terminal or solved node already in the tree
-                leaf = child
-            elif (id(parent), index) in waiting:
-                leaf = None
-            else:
-                leaf = self._leaf(tree, path, parent, index)
-            for _ in path:
-                state.undo()
-            if leaf is None:  # the same leaf is already waiting for the network: stop this wave
-                for visited, i in path:
-                    visited.visits[i] -= vl
-                    visited.values[i] += vl
-                break
-            started += 1
-            if isinstance(leaf, Node):
-                if child is None:
-                    parent.children[index] = leaf
-                self._backup(path, leaf.value if leaf.proven is None else leaf.proven)
-            else:
-                waiting.add((id(parent), index))
-                pending.append(leaf)
-        return started
-
-    def _evaluate_pending(self, pending: list[_Pending]) -> None:
-        if not pending:
+        if not trees:
             return
-        logits, values = self.evaluate(np.stack([p.planes for p in pending]))
-        self.network_evaluations += len(pending)
-        for p, row_logits, row_value in zip(pending, logits, values):
-            legal_logits = row_logits[p.actions]
-            self.cache.put(p.key, legal_logits, row_value)
-            node = Node(p.player, self._seat_values(p.player, row_value), p.actions, legal_logits, False)
-            if p.parent is None:
-                p.tree.root = node
-            else:
-                p.parent.children[p.index] = node
-                self._backup(p.path, node.value)
-
-    def _backup(self, path: list[tuple[Node, int]], value: np.ndarray) -> None:
-        vl = self.config.virtual_loss
-        for node, index in path:
-            node.visits[index] += 1 - vl
-            node.values[index] += value[node.player] + vl
-            node.n += 1
-        self.simulations_done += 1
-        for node, index in reversed(path):
-            if not self._solve(node, index):
-                break
-
-    @staticmethod
-    def _solve(node: Node, index: int) -> bool:
-        """Mark ``node`` proven when a child wins outright for its mover or every child is proven
-        (an MCTS-solver step); returns whether it is proven, so the parent is tried next."""
-        child = node.children[index]
-        if node.proven is not None:
-            return True
-        if child is None or child.proven is None:
-            return False
-        if child.proven[node.player] >= 1.0:
-            node.proven, node.depth = child.proven, child.depth + 1
-            return True
-        children = node.children
-        if all(c is not None and c.proven is not None for c in children):
-            best = max(children, key=lambda c: (c.proven[node.player], -c.depth))
-            node.proven, node.depth = best.proven, max(c.depth for c in children) + 1
-            return True
-        return False
-
-    # -- selection -------------------------------------------------------------------------
-
-    def _select(self, tree: SearchTree, node: Node, is_root: bool) -> int:
-        if is_root and tree._candidates is not None:
-            return self._gumbel_select(tree)
+        budget = self.config.simulations if simulations is None else simulations
+        kinds = {type(tree._native) for tree in trees}
+        if len(kinds) > 1:
+            raise ValueError("one search takes trees of one game (and all native or all Python)")
+        if trees[0]._native is None:
+            self._reference.config, self._reference.rng = self.config, self.rng
+            self._reference.search(trees, budget)
+            return
+        search = self._native_search(trees[0].state)
+        handles = [tree._native for tree in trees]
+        planes = self._planes_for(trees[0].state, len(trees) * max(1, self.config.leaves_per_tree))
+        rows = search.expand_roots(handles, trees[0].state.num_actions, planes)
+        if rows:
+            self._receive(search, planes, rows)
         config = self.config
-        if not is_root:  # below the root a proven win is all there is to know; at the root a shorter one may exist
-            for i, child in enumerate(node.children):
-                if child is not None and child.proven is not None and child.proven[node.player] >= 1.0:
-                    return i
-        total = node.visits.sum()
-        c = config.c_puct_init + math.log((1 + total + config.c_puct_base) / config.c_puct_base)
-        if is_root and config.root_fpu is not None:
-            unvisited = config.root_fpu
-        else:
-            parent_value = node.values.sum() / total if total > 0 else node.value[node.player]
-            unvisited = parent_value - config.fpu_reduction
-        q = np.where(node.visits > 0, node.values / np.maximum(node.visits, 1e-9), unvisited)
-        u = c * node.priors * math.sqrt(max(total, 1.0)) / (1.0 + node.visits)
-        score = q + u
-        for i, child in enumerate(node.children):
-            if child is not None and child.proven is not None and child.proven[node.player] <= -1.0:
-                score[i] -= 1e6  # a proven loss is chosen only when nothing else is left
-        return int(np.argmax(score))
+        if config.dirichlet_fraction > 0:
+            for handle in handles:
+                if handle.root_size > 1:
+                    noise = self.rng.dirichlet([config.dirichlet_alpha] * handle.root_size)
+                    search.mix_noise(handle, noise, config.dirichlet_fraction)
+        live = search.begin(handles, budget)
+        if config.gumbel:
+            for handle, is_live in zip(handles, live):
+                if is_live:
+                    noise = self.rng.gumbel(size=handle.root_size)
+                    search.start_gumbel(handle, noise, budget, config.gumbel_considered)
+        while (rows := search.collect(planes)) >= 0:
+            if rows:
+                self._receive(search, planes, rows)
+        self._simulations += search.take_simulations()
 
-    # -- Gumbel root search (Danihelka et al. 2022): sequential halving over sampled actions --
+    def _native_search(self, state: GameState) -> Any:
+        """The native search for the state's game, with the current config (cheap to build)."""
+        config = self.config
+        search = _NATIVE[type(state._game)][1](
+            num_players=self.num_players,
+            cache=self.cache.native,
+            planes_size=int(np.prod(state.observation_shape)),
+            num_actions=state.num_actions,
+            c_puct_init=config.c_puct_init,
+            c_puct_base=config.c_puct_base,
+            fpu_reduction=config.fpu_reduction,
+            has_root_fpu=config.root_fpu is not None,
+            root_fpu=config.root_fpu if config.root_fpu is not None else 0.0,
+            virtual_loss=config.virtual_loss,
+            leaves_per_tree=config.leaves_per_tree,
+            gumbel_c_visit=config.gumbel_c_visit,
+            gumbel_c_scale=config.gumbel_c_scale,
+        )
+        self._searches[type(state._game)] = search
+        return search
 
-    def _start_gumbel(self, tree: SearchTree, budget: int) -> None:
-        root = tree.root
-        gumbel = self.rng.gumbel(size=len(root.actions))
-        considered = min(self.config.gumbel_considered, len(root.actions))
-        scores = gumbel + np.log(np.maximum(root.priors, 1e-12))
-        tree._gumbel = gumbel
-        tree._candidates = np.argsort(-scores)[:considered]
-        phases = max(1, math.ceil(math.log2(considered)))
-        tree._phase_visits = max(1, budget // (phases * considered))  # visits per candidate per phase
-        tree._phase_target = root.visits[tree._candidates].min() + tree._phase_visits
+    def _planes_for(self, state: GameState, rows: int) -> np.ndarray:
+        """The wave buffer: at least ``rows`` positions of the state's planes, reused between searches."""
+        shape = tuple(state.observation_shape)
+        if self._planes is None or self._planes.shape[1:] != shape or len(self._planes) < rows:
+            self._planes = np.empty((rows, *shape), dtype=np.float32)
+        return self._planes
 
-    def _sigma(self, node: Node, q: np.ndarray) -> np.ndarray:
-        return (self.config.gumbel_c_visit + node.visits.max()) * self.config.gumbel_c_scale * q
+    def _receive(self, search: Any, planes: np.ndarray, rows: int) -> None:
+        logits, values = self.evaluate(planes[:rows])
+        values = np.ascontiguousarray(values, dtype=np.float32).reshape(rows, -1)
+        search.receive(np.ascontiguousarray(logits, dtype=np.float32), values)
+        self._evaluations += rows
 
-    def _gumbel_select(self, tree: SearchTree) -> int:
-        root, candidates = tree.root, tree._candidates
-        visits = root.visits[candidates]
-        if len(candidates) > 1 and visits.min() >= tree._phase_target:
-            score = tree._gumbel + np.log(np.maximum(root.priors, 1e-12)) + self._sigma(root, root.q())
-            keep = max(1, len(candidates) // 2)
-            tree._candidates = candidates = candidates[np.argsort(-score[candidates])[:keep]]
-            tree._phase_visits *= 2
-            tree._phase_target = root.visits[candidates].min() + tree._phase_visits
-            visits = root.visits[candidates]
-        return int(candidates[np.argmin(visits)])
-
-    # -- choosing the move -----------------------------------------------------------------
+    def _searched(self, tree: SearchTree) -> Any:
+        if tree.root is None:
+            raise RuntimeError("search() has not run on this tree")
+        return self._searches.get(type(tree.state._game)) or self._native_search(tree.state)
 
     def improved_policy(self, tree: SearchTree) -> np.ndarray:
         """The training target over the root's legal actions: visit shares (PUCT), or the
         softmax of logits plus the scaled completed Q-values (Gumbel)."""
-        root = tree.root
-        if self.config.gumbel and root.logits is not None:
-            q = np.where(root.visits > 0, root.q(), root.value[root.player])
-            score = np.log(np.maximum(root.priors, 1e-12)) + self._sigma(root, q)
-            shifted = np.exp(score - score.max())
-            return shifted / shifted.sum()
-        total = root.visits.sum()
-        return root.visits / total if total > 0 else np.full(len(root.actions), 1.0 / len(root.actions))
+        if tree._native is None:
+            return self._reference.improved_policy(tree)
+        return self._searched(tree).improved_policy(tree._native, self.config.gumbel)
 
     def choose(self, tree: SearchTree, temperature: float = 0.0) -> int:
-        """The move to play: Gumbel's pick, the most visited (temperature 0), or a sample ∝ N^(1/T)."""
-        root = tree.root
-        if self.config.gumbel and tree._candidates is not None:
-            score = tree._gumbel + np.log(np.maximum(root.priors, 1e-12)) + self._sigma(root, root.q())
-            return int(root.actions[tree._candidates[np.argmax(score[tree._candidates])]])
-        wins = [
-            i
-            for i, c in enumerate(root.children)
-            if c is not None and c.proven is not None and c.proven[root.player] >= 1.0
-        ]
-        if wins:  # the shortest proven win
-            return int(root.actions[min(wins, key=lambda i: (root.children[i].depth, -root.visits[i]))])
-        visits = root.visits
-        if temperature <= 0:
-            best = np.flatnonzero(visits == visits.max())
-            return int(root.actions[best[0]])
+        """The move to play: Gumbel's pick, the shortest proven win, the most visited
+        (temperature 0), or a sample ∝ N^(1/T)."""
+        if tree._native is None:
+            self._reference.rng = self.rng
+            return self._reference.choose(tree, temperature)
+        action = self._searched(tree).choose(tree._native, temperature <= 0)
+        if action >= 0:
+            return int(action)
+        actions, visits = tree.visit_counts()
         weights = visits ** (1.0 / temperature)
-        return int(root.actions[self.rng.choice(len(visits), p=weights / weights.sum())])
+        return int(actions[self.rng.choice(len(visits), p=weights / weights.sum())])

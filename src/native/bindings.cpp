@@ -224,6 +224,8 @@ four::FourBoard make_four_board(const std::vector<int>& squares, int turn, const
 
 }  // namespace
 
+void bind_search(nb::module_& m);  // search_bindings.cpp
+
 NB_MODULE(_core, m) {
     m.doc() = "The native rules engines, encoders and vector environments of chess_envs.";
     // The action tables are cached in Python module globals for the life of the process, and
@@ -387,4 +389,5 @@ NB_MODULE(_core, m) {
     bind_vector_methods<FourVector>(four_vector);
     bind_vector<StandardChess>(m, "ChessVector");
     bind_vector<LosAlamos>(m, "LosAlamosVector");
+    bind_search(m);
 }

@@ -13,6 +13,8 @@ import pytest
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
 from chess_envs.core import GameBase, Outcome, Termination
 from chess_envs.games import new_state
+from chess_envs.los_alamos.reference import ReferenceLosAlamosState
+from chess_envs.native import core
 
 PUZZLES = Path(__file__).resolve().parents[3] / "shared" / "reference" / "puzzles"
 
@@ -268,9 +270,22 @@ def test_evaluation_cache_is_bounded_in_bytes_and_holds_no_planes():
         mcts.search([tree])
         state.apply(mcts.choose(tree))
         assert 0 < mcts.cache.bytes <= 20_000
-    for logits, value in mcts.cache._entries.values():  # priors of the legal moves and the value only
+    # An entry is the float32 logits of the legal moves (< 60) and one value, nothing else.
+    assert mcts.cache.bytes / len(mcts.cache) <= 4 * (60 + 1) + core.EvaluationCache.OVERHEAD
+
+
+def test_reference_evaluation_cache_is_bounded_in_bytes_and_holds_no_planes():
+    state = ReferenceLosAlamosState()
+    mcts = MCTS(hashed(state.num_actions), 2, MCTSConfig(simulations=64, cache_mb=0.02), np.random.default_rng(0))
+    for _ in range(6):
+        tree = SearchTree(state.copy())
+        mcts.search([tree])
+        state.apply(mcts.choose(tree))
+        assert 0 < mcts.cache.bytes <= 20_000
+    entries = mcts.cache.reference._entries
+    for logits, value in entries.values():  # priors of the legal moves and the value only
         assert logits.dtype == np.float32 and logits.size < 60 and value.size == 1
-    assert len(next(iter(mcts.cache._entries))) == 16
+    assert len(next(iter(entries))) == 16
 
 
 def test_cached_priors_follow_the_legal_moves_of_the_position():

@@ -1,0 +1,695 @@
+// Batched PUCT Monte-Carlo tree search over many games, the native twin of
+// agents/alphazero/reference_mcts.py (which stays the executable reference): the same selection,
+// virtual loss, MCTS-solver, Gumbel sequential halving and max-n backup, step for step, so both give
+// the same visit counts for the same evaluator.
+//
+// Python drives the waves: collect() descends every live tree up to leaves_per_tree times and
+// writes the planes of the leaves that need the network into one contiguous buffer; Python runs
+// the network once on it; receive() turns the logits and values into nodes and backs them up.
+// Random numbers (Dirichlet noise, Gumbel noise, temperature sampling) come from Python's
+// generator, so a seeded search is the same in both implementations.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <list>
+#include <memory>
+#include <stdexcept>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace chess_envs {
+namespace search {
+
+struct Config {
+    double c_puct_init = 1.25;
+    double c_puct_base = 19652.0;
+    double fpu_reduction = 0.25;
+    bool has_root_fpu = true;
+    double root_fpu = 1.0;
+    double virtual_loss = 1.0;
+    int leaves_per_tree = 8;
+    double gumbel_c_visit = 50.0;
+    double gumbel_c_scale = 1.0;
+};
+
+constexpr int MAX_SEATS = 4;
+using Values = std::array<double, MAX_SEATS>;
+
+// 128 bits of the planes and legal actions of a position: the key of its cached network output.
+struct Key {
+    std::uint64_t a = 0, b = 0;
+    bool operator==(const Key& o) const { return a == o.a && b == o.b; }
+};
+struct KeyHash {
+    std::size_t operator()(const Key& k) const { return std::size_t(k.a ^ (k.b * 0x9E3779B97F4A7C15ULL)); }
+};
+
+inline std::uint64_t mix64(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+// Two independent multiply-rotate lanes over 8-byte words, finished with splitmix.
+inline Key hash_bytes(const void* data, std::size_t size, Key seed) {
+    const unsigned char* p = static_cast<const unsigned char*>(data);
+    std::uint64_t a = seed.a ^ 0x243F6A8885A308D3ULL, b = seed.b ^ 0x13198A2E03707344ULL;
+    std::size_t i = 0;
+    for (; i + 8 <= size; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        a = ((a ^ w) * 0x9E3779B97F4A7C15ULL);
+        a = (a << 31) | (a >> 33);
+        b = ((b + w) * 0xC2B2AE3D27D4EB4FULL);
+        b = (b << 29) | (b >> 35);
+    }
+    std::uint64_t tail = 0;
+    std::memcpy(&tail, p + i, size - i);
+    return Key{mix64(a ^ tail ^ size), mix64(b + tail + 0x9E3779B97F4A7C15ULL * size)};
+}
+
+// Network outputs of positions seen before, least recently used out first, bounded in bytes. An
+// entry is the logits of the legal moves and the values: counted as their floats plus OVERHEAD.
+class Cache {
+  public:
+    static constexpr std::size_t OVERHEAD = 128;  // key, list and map nodes, vector header
+
+    explicit Cache(double megabytes) {
+        if (!(megabytes >= 0) || !std::isfinite(megabytes)) throw std::invalid_argument("cache_mb must be a finite number >= 0");
+        capacity_ = std::size_t(megabytes * 1'000'000);
+    }
+    std::size_t capacity() const { return capacity_; }
+    std::size_t bytes() const { return bytes_; }
+    std::size_t size() const { return map_.size(); }
+    bool enabled() const { return capacity_ > 0; }
+
+    struct Entry {
+        Key key;
+        std::vector<float> logits;  // legal moves', in the node's order
+        std::vector<float> values;  // the network's, mover first
+    };
+
+    const Entry* get(const Key& key) {
+        auto it = map_.find(key);
+        if (it == map_.end()) return nullptr;
+        order_.splice(order_.end(), order_, it->second);
+        return &*it->second;
+    }
+
+    void put(const Key& key, std::vector<float> logits, std::vector<float> values) {
+        if (!capacity_ || map_.count(key)) return;
+        order_.push_back(Entry{key, std::move(logits), std::move(values)});
+        map_.emplace(key, std::prev(order_.end()));
+        bytes_ += cost(order_.back());
+        while (bytes_ > capacity_) {
+            bytes_ -= cost(order_.front());
+            map_.erase(order_.front().key);
+            order_.pop_front();
+        }
+    }
+
+    void clear() {
+        map_.clear();
+        order_.clear();
+        bytes_ = 0;
+    }
+
+  private:
+    static std::size_t cost(const Entry& e) { return 4 * (e.logits.size() + e.values.size()) + OVERHEAD; }
+    std::size_t capacity_ = 0, bytes_ = 0;
+    std::list<Entry> order_;
+    std::unordered_map<Key, std::list<Entry>::iterator, KeyHash> map_;
+};
+
+// A position in the tree. Its edges (one per legal action) live in the tree's edge arrays.
+struct Node {
+    int player = 0;
+    bool terminal = false;
+    bool has_logits = false;
+    bool proven = false;
+    int depth = 0;  // plies to the end along the proof, once proven
+    int n = 0;      // simulations backed up through this node
+    int first = 0, count = 0;
+    Values value{};   // per seat: the network's estimate, or the game's returns when terminal
+    Values proof{};   // per seat: the exact value once proven
+};
+
+// One game's search tree. The game is borrowed (Python's state owns it) and is walked with
+// apply/undo; the tree is rebuilt compactly below the played move on reroot (tree reuse).
+template <class G>
+class Tree {
+  public:
+    explicit Tree(G* game) : game_(game) {}
+
+    G& game() { return *game_; }
+    bool has_root() const { return root_ >= 0; }
+    const Node& node(int i) const { return nodes_[std::size_t(i)]; }
+    int root() const { return root_; }
+
+    // Edge arrays (index node.first + k for the k-th legal action of a node).
+    std::vector<std::int64_t> action;
+    std::vector<double> prior, visits, values;
+    std::vector<std::int32_t> child;
+
+    // Gumbel root search state.
+    bool gumbel_active = false;
+    std::vector<double> gumbel;
+    std::vector<int> candidates;
+    int phase_visits = 0;
+    double phase_target = 0;
+    int remaining = 0;
+
+    int add_node(const Node& proto, const std::int64_t* actions, int count, const float* logits) {
+        Node node = proto;
+        node.first = int(action.size());
+        node.count = count;
+        node.has_logits = logits != nullptr;
+        action.insert(action.end(), actions, actions + count);
+        prior.resize(action.size(), 0.0);
+        visits.resize(action.size(), 0.0);
+        values.resize(action.size(), 0.0);
+        child.resize(action.size(), -1);
+        if (logits && count) {
+            double top = logits[0];
+            for (int k = 1; k < count; ++k) top = std::max(top, double(logits[k]));
+            double sum = 0;
+            for (int k = 0; k < count; ++k) sum += (prior[std::size_t(node.first + k)] = std::exp(double(logits[k]) - top));
+            for (int k = 0; k < count; ++k) prior[std::size_t(node.first + k)] /= sum;
+        }
+        if (node.terminal) {
+            node.proven = true;
+            node.proof = node.value;
+        }
+        nodes_.push_back(node);
+        return int(nodes_.size()) - 1;
+    }
+    Node& mutable_node(int i) { return nodes_[std::size_t(i)]; }
+    void set_root(int i) { root_ = i; }
+
+    // Keep the subtree below the root's edge to `played` (if any) as the new, compacted tree.
+    void reroot(std::int64_t played) {
+        int keep = -1;
+        if (root_ >= 0) {
+            const Node& r = nodes_[std::size_t(root_)];
+            for (int k = 0; k < r.count; ++k)
+                if (action[std::size_t(r.first + k)] == played) keep = child[std::size_t(r.first + k)];
+        }
+        gumbel_active = false;
+        gumbel.clear();
+        candidates.clear();
+        Tree fresh(game_);
+        if (keep >= 0) fresh.root_ = fresh.copy_subtree(*this, keep);
+        nodes_ = std::move(fresh.nodes_);
+        action = std::move(fresh.action);
+        prior = std::move(fresh.prior);
+        visits = std::move(fresh.visits);
+        values = std::move(fresh.values);
+        child = std::move(fresh.child);
+        root_ = fresh.root_;
+    }
+
+    void clear() {
+        Tree fresh(game_);
+        *this = std::move(fresh);
+    }
+
+    std::size_t node_count() const { return nodes_.size(); }
+
+  private:
+    int copy_subtree(const Tree& from, int source) {
+        // Breadth first; children are copied after their parent's edges exist.
+        std::vector<std::pair<int, int>> queue{{source, -1}};  // (node in `from`, edge here to fill)
+        int first_index = -1;
+        for (std::size_t q = 0; q < queue.size(); ++q) {
+            auto [src, edge] = queue[q];
+            const Node& n = from.nodes_[std::size_t(src)];
+            Node copy = n;
+            copy.first = int(action.size());
+            for (int k = 0; k < n.count; ++k) {
+                std::size_t e = std::size_t(n.first + k);
+                action.push_back(from.action[e]);
+                prior.push_back(from.prior[e]);
+                visits.push_back(from.visits[e]);
+                values.push_back(from.values[e]);
+                child.push_back(-1);
+            }
+            nodes_.push_back(copy);
+            int here = int(nodes_.size()) - 1;
+            if (edge >= 0) child[std::size_t(edge)] = here;
+            if (first_index < 0) first_index = here;
+            for (int k = 0; k < n.count; ++k) {
+                int c = from.child[std::size_t(n.first + k)];
+                if (c >= 0) queue.emplace_back(c, copy.first + k);
+            }
+        }
+        return first_index;
+    }
+
+    G* game_;
+    std::vector<Node> nodes_;
+    int root_ = -1;
+};
+
+// The search over a batch of trees of one game type.
+template <class G>
+class Search {
+  public:
+    Search(const Config& config, int num_players, std::shared_ptr<Cache> cache, int planes_size, int num_actions)
+        : config_(config), players_(num_players), cache_(std::move(cache)), planes_size_(std::size_t(planes_size)),
+          num_actions_(num_actions) {
+        if (num_players < 2 || num_players > MAX_SEATS) throw std::invalid_argument("num_players must be 2..4");
+        if (config.leaves_per_tree < 1) throw std::invalid_argument("leaves_per_tree must be >= 1");
+    }
+
+    const Config& config() const { return config_; }
+    Cache& cache() { return *cache_; }
+    std::size_t planes_size() const { return planes_size_; }
+    long long simulations_done = 0;
+
+    // Root nodes for the trees that have none: terminal or cached ones at once, the rest written
+    // into `planes` for the network. Returns how many rows of `planes` to evaluate.
+    int expand_roots(const std::vector<Tree<G>*>& trees, float* planes, std::size_t rows) {
+        start_wave(planes, rows);
+        for (Tree<G>* tree : trees)
+            if (!tree->has_root()) {
+                std::vector<std::pair<int, int>> path;
+                int leaf = make_leaf(*tree, path, -1, -1);
+                if (leaf >= 0) tree->set_root(leaf);
+            }
+        return int(pending_.size());
+    }
+
+    // Give every tree with a live root `budget` simulations; returns each tree's liveness.
+    std::vector<bool> begin(const std::vector<Tree<G>*>& trees, int budget) {
+        live_.clear();
+        std::vector<bool> flags;
+        for (Tree<G>* tree : trees) {
+            const Node& r = tree->node(tree->root());
+            bool live = !r.terminal && r.count > 0;
+            flags.push_back(live);
+            if (live) {
+                tree->remaining = budget;
+                live_.push_back(tree);
+            }
+        }
+        return flags;
+    }
+
+    // One wave: descend the live trees; returns the rows to evaluate, or -1 when every tree is done.
+    int collect(float* planes, std::size_t rows) {
+        live_.erase(std::remove_if(live_.begin(), live_.end(), [](Tree<G>* t) { return t->remaining <= 0; }),
+                    live_.end());
+        if (live_.empty()) return -1;
+        start_wave(planes, rows);
+        for (Tree<G>* tree : live_) tree->remaining -= collect_tree(*tree, std::min(config_.leaves_per_tree, tree->remaining));
+        return int(pending_.size());
+    }
+
+    // The network's outputs for the rows of the last expand_roots() or collect().
+    void receive(const float* logits, std::size_t logit_rows, std::size_t logit_cols, const float* values,
+                 std::size_t value_rows, std::size_t value_cols) {
+        std::size_t n = pending_.size();
+        if (logit_rows != n || value_rows != n)
+            throw std::invalid_argument("the evaluator must give one row of logits and values per position: got " +
+                                        std::to_string(logit_rows) + " and " + std::to_string(value_rows) + " for " +
+                                        std::to_string(n));
+        if (logit_cols != std::size_t(num_actions_))
+            throw std::invalid_argument("the evaluator must give " + std::to_string(num_actions_) +
+                                        " logits a position, got " + std::to_string(logit_cols));
+        if (players_ == 2 ? value_cols < 1 : value_cols != std::size_t(players_))
+            throw std::invalid_argument("the evaluator must give " + std::to_string(players_ == 2 ? 1 : players_) +
+                                        " values a position, got " + std::to_string(value_cols));
+        std::vector<Pending> pending = std::move(pending_);
+        pending_.clear();
+        for (std::size_t i = 0; i < n; ++i) {
+            Pending& p = pending[i];
+            const float* row = logits + i * logit_cols;
+            const float* value_row = values + i * value_cols;
+            std::vector<float> legal(p.actions.size());
+            for (std::size_t k = 0; k < legal.size(); ++k) legal[k] = row[p.actions[k]];
+            if (p.keyed) cache_->put(p.key, legal, std::vector<float>(value_row, value_row + value_cols));
+            Node proto;
+            proto.player = p.player;
+            proto.value = seat_values(p.player, value_row);
+            Tree<G>& tree = *p.tree;
+            int node = tree.add_node(proto, p.actions.data(), int(p.actions.size()), legal.data());
+            if (p.parent < 0) {
+                tree.set_root(node);
+            } else {
+                tree.child[std::size_t(p.edge)] = node;
+                backup(tree, p.path, tree.node(node).value);
+            }
+        }
+    }
+
+    // Root noise (drawn by Python): prior = (1 - fraction) * prior + fraction * noise.
+    static void mix_noise(Tree<G>& tree, const double* noise, std::size_t size, double fraction) {
+        const Node& r = tree.node(tree.root());
+        if (size != std::size_t(r.count)) throw std::invalid_argument("noise must have one entry per root action");
+        for (int k = 0; k < r.count; ++k) {
+            double& p = tree.prior[std::size_t(r.first + k)];
+            p = (1 - fraction) * p + fraction * noise[k];
+        }
+    }
+
+    void start_gumbel(Tree<G>& tree, const double* noise, std::size_t size, int budget, int considered_max) const {
+        const Node& r = tree.node(tree.root());
+        if (size != std::size_t(r.count)) throw std::invalid_argument("gumbel noise must have one entry per root action");
+        tree.gumbel.assign(noise, noise + size);
+        int considered = std::min(considered_max, r.count);
+        std::vector<double> scores(size);
+        for (int k = 0; k < r.count; ++k) scores[std::size_t(k)] = noise[k] + std::log(std::max(tree.prior[std::size_t(r.first + k)], 1e-12));
+        std::vector<int> order(size);
+        for (int k = 0; k < r.count; ++k) order[std::size_t(k)] = k;
+        std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return scores[std::size_t(x)] > scores[std::size_t(y)]; });
+        order.resize(std::size_t(considered));
+        tree.candidates = order;
+        int phases = std::max(1, int(std::ceil(std::log2(double(considered)))));
+        tree.phase_visits = std::max(1, budget / (phases * considered));
+        tree.phase_target = min_candidate_visits(tree) + tree.phase_visits;
+        tree.gumbel_active = true;
+    }
+
+    // The training target over the root's actions: visit shares, or (Gumbel) the softmax of the
+    // log-priors plus the scaled completed Q-values.
+    std::vector<double> improved_policy(Tree<G>& tree, bool gumbel) const {
+        const Node& r = tree.node(tree.root());
+        std::vector<double> out(std::size_t(r.count));
+        if (gumbel && r.has_logits) {
+            double fill = r.value[std::size_t(r.player)];
+            std::vector<double> q(out.size());
+            for (int k = 0; k < r.count; ++k) {
+                std::size_t e = std::size_t(r.first + k);
+                q[std::size_t(k)] = tree.visits[e] > 0 ? tree.values[e] / tree.visits[e] : fill;
+            }
+            double scale = sigma_scale(tree, r);
+            double top = -INFINITY;
+            for (int k = 0; k < r.count; ++k) {
+                out[std::size_t(k)] = std::log(std::max(tree.prior[std::size_t(r.first + k)], 1e-12)) + scale * q[std::size_t(k)];
+                top = std::max(top, out[std::size_t(k)]);
+            }
+            double sum = 0;
+            for (double& x : out) sum += (x = std::exp(x - top));
+            for (double& x : out) x /= sum;
+            return out;
+        }
+        double total = 0;
+        for (int k = 0; k < r.count; ++k) total += tree.visits[std::size_t(r.first + k)];
+        for (int k = 0; k < r.count; ++k)
+            out[std::size_t(k)] = total > 0 ? tree.visits[std::size_t(r.first + k)] / total : 1.0 / r.count;
+        return out;
+    }
+
+    // The move the search insists on (Gumbel's pick, or the shortest proven win), else the most
+    // visited when `greedy`, else -1 (Python samples by visit counts).
+    std::int64_t choose(Tree<G>& tree, bool greedy) const {
+        const Node& r = tree.node(tree.root());
+        if (tree.gumbel_active) {
+            std::vector<double> score = gumbel_scores(tree, r);
+            int best = tree.candidates[0];
+            for (int c : tree.candidates)
+                if (score[std::size_t(c)] > score[std::size_t(best)]) best = c;
+            return tree.action[std::size_t(r.first + best)];
+        }
+        int win = -1;
+        for (int k = 0; k < r.count; ++k) {
+            int c = tree.child[std::size_t(r.first + k)];
+            if (c < 0 || !tree.node(c).proven || tree.node(c).proof[std::size_t(r.player)] < 1.0) continue;
+            if (win < 0) {
+                win = k;
+                continue;
+            }
+            int d = tree.node(c).depth, best_d = tree.node(tree.child[std::size_t(r.first + win)]).depth;
+            if (d < best_d || (d == best_d && tree.visits[std::size_t(r.first + k)] > tree.visits[std::size_t(r.first + win)]))
+                win = k;
+        }
+        if (win >= 0) return tree.action[std::size_t(r.first + win)];
+        if (!greedy) return -1;
+        int best = 0;
+        for (int k = 1; k < r.count; ++k)
+            if (tree.visits[std::size_t(r.first + k)] > tree.visits[std::size_t(r.first + best)]) best = k;
+        return tree.action[std::size_t(r.first + best)];
+    }
+
+  private:
+    struct Pending {
+        Tree<G>* tree;
+        std::vector<std::pair<int, int>> path;  // (node, edge index k) from the root
+        std::vector<std::int64_t> actions;
+        int player;
+        Key key;
+        bool keyed;
+        int parent;  // node, -1 for a root
+        int edge;    // absolute edge index into the tree's arrays
+    };
+
+    void start_wave(float* planes, std::size_t rows) {
+        pending_.clear();
+        planes_ = planes;
+        rows_ = rows;
+    }
+
+    Values seat_values(int player, const float* output) const {
+        Values v{};
+        if (players_ == 2) {
+            double x = double(output[0]);
+            v[0] = player == 0 ? x : -x;
+            v[1] = player == 0 ? -x : x;
+        } else {
+            for (int s = 0; s < players_; ++s) v[std::size_t(s)] = double(output[(s - player + players_) % players_]);
+        }
+        return v;
+    }
+
+    // A node for the tree's current game position: built at once (returned) when terminal or
+    // cached; otherwise queued for the network (returns -1).
+    int make_leaf(Tree<G>& tree, const std::vector<std::pair<int, int>>& path, int parent, int edge) {
+        G& game = tree.game();
+        int player = game.side();
+        Node proto;
+        proto.player = player;
+        if (game.termination()) {
+            proto.terminal = true;
+            for (int s = 0; s < players_; ++s) proto.value[std::size_t(s)] = double(game.value(s));
+            return tree.add_node(proto, nullptr, 0, nullptr);
+        }
+        actions_.resize(std::size_t(game.num_moves()) + 1);
+        int count = game.legal_actions(actions_.data());
+        if (pending_.size() >= rows_) throw std::length_error("the planes buffer has too few rows for this wave");
+        float* row = planes_ + pending_.size() * planes_size_;
+        game.observation(player, row);
+        Key key;
+        bool keyed = cache_->enabled();
+        if (keyed) {
+            key = hash_bytes(row, planes_size_ * sizeof(float), Key{});
+            key = hash_bytes(actions_.data(), std::size_t(count) * sizeof(std::int64_t), key);
+            if (const Cache::Entry* hit = cache_->get(key)) {
+                proto.value = seat_values(player, hit->values.data());
+                return tree.add_node(proto, actions_.data(), count, hit->logits.data());
+            }
+        }
+        pending_.push_back(Pending{&tree, path, std::vector<std::int64_t>(actions_.begin(), actions_.begin() + count),
+                                   player, key, keyed, parent, edge});
+        return -1;
+    }
+
+    int collect_tree(Tree<G>& tree, int count) {
+        int started = 0;
+        const double vl = config_.virtual_loss;
+        std::size_t waiting_from = pending_.size();
+        G& game = tree.game();
+        std::vector<std::pair<int, int>> path;
+        for (int i = 0; i < count; ++i) {
+            int node = tree.root();
+            path.clear();
+            int child;
+            while (true) {
+                int k = select(tree, node, path.empty());
+                path.emplace_back(node, k);
+                std::size_t e = std::size_t(tree.node(node).first + k);
+                tree.visits[e] += vl;
+                tree.values[e] -= vl;
+                game.apply(int(tree.action[e]));
+                child = tree.child[e];
+                if (child < 0 || tree.node(child).proven) break;
+                node = child;
+            }
+            auto [parent, k] = path.back();
+            int edge = tree.node(parent).first + k;
+            int leaf;
+            bool waiting = false;
+            if (child >= 0) {
+                leaf = child;
+            } else {
+                for (std::size_t p = waiting_from; p < pending_.size(); ++p)
+                    if (pending_[p].edge == edge) waiting = true;
+                leaf = waiting ? -1 : make_leaf(tree, path, parent, edge);
+            }
+            for (std::size_t u = 0; u < path.size(); ++u) game.undo();
+            if (waiting) {  // the same leaf already waits for the network: stop this wave
+                for (auto [n, j] : path) {
+                    std::size_t ej = std::size_t(tree.node(n).first + j);
+                    tree.visits[ej] -= vl;
+                    tree.values[ej] += vl;
+                }
+                break;
+            }
+            ++started;
+            if (leaf >= 0) {
+                if (child < 0) tree.child[std::size_t(edge)] = leaf;
+                const Node& l = tree.node(leaf);
+                backup(tree, path, l.proven ? l.proof : l.value);
+            }
+        }
+        return started;
+    }
+
+    void backup(Tree<G>& tree, const std::vector<std::pair<int, int>>& path, Values value) {
+        const double vl = config_.virtual_loss;
+        for (auto [n, k] : path) {
+            Node& node = tree.mutable_node(n);
+            std::size_t e = std::size_t(node.first + k);
+            tree.visits[e] += 1 - vl;
+            tree.values[e] += value[std::size_t(node.player)] + vl;
+            node.n += 1;
+        }
+        ++simulations_done;
+        for (auto it = path.rbegin(); it != path.rend(); ++it)
+            if (!solve(tree, it->first, it->second)) break;
+    }
+
+    // An MCTS-solver step: mark the node proven when a child wins outright for its mover or every
+    // child is proven; returns whether it is proven, so the parent is tried next.
+    static bool solve(Tree<G>& tree, int n, int k) {
+        Node& node = tree.mutable_node(n);
+        if (node.proven) return true;
+        int c = tree.child[std::size_t(node.first + k)];
+        if (c < 0 || !tree.node(c).proven) return false;
+        const Node& child = tree.node(c);
+        std::size_t me = std::size_t(node.player);
+        if (child.proof[me] >= 1.0) {
+            node.proven = true;
+            node.proof = child.proof;
+            node.depth = child.depth + 1;
+            return true;
+        }
+        int best = -1, deepest = 0;
+        for (int j = 0; j < node.count; ++j) {
+            int cj = tree.child[std::size_t(node.first + j)];
+            if (cj < 0 || !tree.node(cj).proven) return false;
+            const Node& x = tree.node(cj);
+            deepest = std::max(deepest, x.depth);
+            if (best < 0) {
+                best = cj;
+                continue;
+            }
+            const Node& b = tree.node(best);
+            if (x.proof[me] > b.proof[me] || (x.proof[me] == b.proof[me] && x.depth < b.depth)) best = cj;
+        }
+        node.proven = true;
+        node.proof = tree.node(best).proof;
+        node.depth = deepest + 1;
+        return true;
+    }
+
+    int select(Tree<G>& tree, int n, bool is_root) {
+        if (is_root && tree.gumbel_active) return gumbel_select(tree);
+        const Node& node = tree.node(n);
+        std::size_t me = std::size_t(node.player);
+        const std::size_t first = std::size_t(node.first);
+        if (!is_root)  // below the root a proven win is all there is to know
+            for (int k = 0; k < node.count; ++k) {
+                int c = tree.child[first + std::size_t(k)];
+                if (c >= 0 && tree.node(c).proven && tree.node(c).proof[me] >= 1.0) return k;
+            }
+        double total = 0, value_sum = 0;
+        for (int k = 0; k < node.count; ++k) {
+            total += tree.visits[first + std::size_t(k)];
+            value_sum += tree.values[first + std::size_t(k)];
+        }
+        double c = config_.c_puct_init + std::log((1 + total + config_.c_puct_base) / config_.c_puct_base);
+        double unvisited;
+        if (is_root && config_.has_root_fpu) {
+            unvisited = config_.root_fpu;
+        } else {
+            double parent_value = total > 0 ? value_sum / total : node.value[me];
+            unvisited = parent_value - config_.fpu_reduction;
+        }
+        double root_total = std::sqrt(std::max(total, 1.0));
+        int best = 0;
+        double best_score = -INFINITY;
+        for (int k = 0; k < node.count; ++k) {
+            std::size_t e = first + std::size_t(k);
+            double v = tree.visits[e];
+            double q = v > 0 ? tree.values[e] / std::max(v, 1e-9) : unvisited;
+            double score = q + c * tree.prior[e] * root_total / (1.0 + v);
+            int ch = tree.child[e];
+            if (ch >= 0 && tree.node(ch).proven && tree.node(ch).proof[me] <= -1.0) score -= 1e6;
+            if (score > best_score) {
+                best_score = score;
+                best = k;
+            }
+        }
+        return best;
+    }
+
+    static double min_candidate_visits(const Tree<G>& tree) {
+        const Node& r = tree.node(tree.root());
+        double low = INFINITY;
+        for (int c : tree.candidates) low = std::min(low, tree.visits[std::size_t(r.first + c)]);
+        return low;
+    }
+
+    double sigma_scale(const Tree<G>& tree, const Node& r) const {
+        double most = 0;
+        for (int k = 0; k < r.count; ++k) most = std::max(most, tree.visits[std::size_t(r.first + k)]);
+        return (config_.gumbel_c_visit + most) * config_.gumbel_c_scale;
+    }
+
+    // gumbel + log prior + sigma(q), q = 0 where unvisited, for every root action.
+    std::vector<double> gumbel_scores(const Tree<G>& tree, const Node& r) const {
+        double scale = sigma_scale(tree, r);
+        std::vector<double> score(std::size_t(r.count));
+        for (int k = 0; k < r.count; ++k) {
+            std::size_t e = std::size_t(r.first + k);
+            double q = tree.visits[e] > 0 ? tree.values[e] / tree.visits[e] : 0.0;
+            score[std::size_t(k)] = tree.gumbel[std::size_t(k)] + std::log(std::max(tree.prior[e], 1e-12)) + scale * q;
+        }
+        return score;
+    }
+
+    int gumbel_select(Tree<G>& tree) {
+        const Node& r = tree.node(tree.root());
+        if (tree.candidates.size() > 1 && min_candidate_visits(tree) >= tree.phase_target) {
+            std::vector<double> score = gumbel_scores(tree, r);
+            std::size_t keep = std::max<std::size_t>(1, tree.candidates.size() / 2);
+            std::stable_sort(tree.candidates.begin(), tree.candidates.end(),
+                             [&](int x, int y) { return score[std::size_t(x)] > score[std::size_t(y)]; });
+            tree.candidates.resize(keep);
+            tree.phase_visits *= 2;
+            tree.phase_target = min_candidate_visits(tree) + tree.phase_visits;
+        }
+        int best = tree.candidates[0];
+        for (int c : tree.candidates)
+            if (tree.visits[std::size_t(r.first + c)] < tree.visits[std::size_t(r.first + best)]) best = c;
+        return best;
+    }
+
+    Config config_;
+    int players_;
+    std::shared_ptr<Cache> cache_;
+    std::size_t planes_size_;
+    int num_actions_;
+    std::vector<Pending> pending_;
+    std::vector<Tree<G>*> live_;
+    std::vector<std::int64_t> actions_;
+    float* planes_ = nullptr;
+    std::size_t rows_ = 0;
+};
+
+}  // namespace search
+}  // namespace chess_envs
