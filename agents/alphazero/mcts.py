@@ -39,8 +39,9 @@ class NativeNode:
     """A snapshot of a node of a native tree, with the reference :class:`Node`'s attributes."""
 
     def __init__(self, tree: Any, index: int, num_players: int) -> None:
-        player, terminal, proven, depth, n, value, proof, actions, priors, visits, values, children, _ = tree.node(index)
-        self.player, self.terminal, self.depth, self.n = player, terminal, depth, n
+        fields = tree.node(index)
+        self.player, self.terminal, proven, self.depth, self.n, value, proof = fields[:7]
+        actions, priors, visits, values, children = fields[7:12]
         self.value = value[:num_players]
         self.proven = proof[:num_players] if proven else None
         self.actions, self.priors, self.visits, self.values = actions, priors, visits, values

@@ -3,9 +3,10 @@
 :class:`~agents.alphazero.mcts.MCTS` runs it for games without a native core, and the tests
 compare the two on fixed positions with fixed evaluators. Batched PUCT over many games, and a
 Gumbel root search. Each :class:`~agents.alphazero.mcts.SearchTree` owns one game state and
-walks it with ``apply``/``undo``. A call to :meth:`ReferenceMCTS.search` runs ``simulations`` simulations in every tree: in each wave it collects up
-to ``leaves_per_tree`` leaves per tree (virtual loss spreads them over the tree), evaluates the
-leaves of all trees in ONE batched call of the evaluator, then backs the values up.
+walks it with ``apply``/``undo``. A call to :meth:`ReferenceMCTS.search` runs ``simulations``
+simulations in every tree: in each wave it collects up to ``leaves_per_tree`` leaves per tree
+(virtual loss spreads them over the tree), evaluates the leaves of all trees in ONE batched call
+of the evaluator, then backs the values up.
 
 Values are vectors with one entry per seat, so one backup rule serves two players (negamax)
 and more (max-n): an edge out of a node is scored from the perspective of that node's mover.
@@ -16,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import OrderedDict
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,6 +25,7 @@ from agents.alphazero.mcts_config import Evaluator, MCTSConfig
 
 if TYPE_CHECKING:
     from agents.alphazero.mcts import SearchTree
+
 
 class EvaluationCache:
     """Network outputs of positions seen before, least recently used first out, bounded in bytes.
