@@ -1,14 +1,16 @@
-"""MCTS throughput: batched search over many games against one-leaf-at-a-time search, same network.
+"""MCTS throughput: the native search against the Python reference, with a free and a real network.
 
-* batched: ``--games`` Los Alamos games searched together, ``--leaves`` in-flight simulations
-  per tree (virtual loss), one network call per wave for all their leaves;
-* one leaf: the same search one game at a time with one leaf per network call (batch size 1),
-  as a plain AlphaZero implementation runs it.
+* free network (``--free-games`` games per game type): an evaluator that costs nothing (constant
+  outputs), so the numbers are the search and game code alone. Native search against the
+  Python reference (``agents/alphazero/reference_mcts.py``), same trees, same settings, for Los
+  Alamos, chess and four-player chess; the ratio is native / Python.
+* real network (Los Alamos, the seed's 48x7 network with random weights): native batched,
+  Python batched, and the Python search one game and one leaf at a time (batch size 1, as a
+  plain AlphaZero implementation runs it); ``--share`` is the part of the wall time spent
+  inside the network call.
 
-Both use the seed's Los Alamos network (48 filters, 7 residual blocks) with random weights and
-``--simulations`` simulations per move, from positions a few random plies into the game, and
-report simulations per second and network positions (evaluated leaves) per second, median over
-interleaved repetitions. Run: ``python benchmarks/mcts_throughput.py [--device cuda]``.
+Positions are a few random plies into the game; each figure is the median over interleaved
+repetitions. Run: ``python benchmarks/mcts_throughput.py [--device cuda]``.
 """
 
 from __future__ import annotations
@@ -24,28 +26,61 @@ import torch
 from agents.alphazero.agent import NetworkEvaluator
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
+from agents.alphazero.reference_mcts import ReferenceMCTS
 from chess_envs.games import new_state
 
+GAMES = ("los_alamos", "chess", "four_player")
 
-def openings(count: int, seed: int) -> list[str]:
+
+def openings(game: str, count: int, seed: int) -> list[str]:
     rng = random.Random(seed)
-    fens = []
-    while len(fens) < count:
-        state = new_state("los_alamos")
+    texts = []
+    while len(texts) < count:
+        state = new_state(game)
         for _ in range(rng.randrange(2, 10)):
             state.apply(int(rng.choice(list(state.legal_actions()))))
         if not state.is_terminal():
-            fens.append(state.to_text())
-    return fens
+            texts.append(state.to_text())
+    return texts
+
+
+class FreeNetwork:
+    """Constant outputs (fixed random logits, value 0) handed out as views: no work per position."""
+
+    def __init__(self, num_actions: int, value_size: int, rows: int) -> None:
+        logits = np.random.default_rng(0).normal(size=num_actions).astype(np.float32)
+        self.logits = np.ascontiguousarray(np.broadcast_to(logits, (rows, num_actions)))
+        self.values = np.zeros((rows, value_size), np.float32)
+
+    def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.logits[: len(planes)], self.values[: len(planes)]
+
+
+class TimedEvaluator:
+    """An evaluator that adds up the seconds spent inside it."""
+
+    def __init__(self, evaluate) -> None:
+        self.evaluate, self.seconds = evaluate, 0.0
+
+    def __call__(self, planes: np.ndarray):
+        start = time.perf_counter()
+        out = self.evaluate(planes)
+        self.seconds += time.perf_counter() - start
+        return out
 
 
 def measure(
-    evaluator: NetworkEvaluator, fens: list[str], simulations: int, leaves: int, together: bool
-) -> tuple[float, float]:
-    """(simulations per second, network positions per second) of one move's search per opening."""
+    game: str, evaluator, texts: list[str], simulations: int, leaves: int, native: bool, together: bool = True
+) -> tuple[float, float, float]:
+    """(simulations/s, network positions/s, share of wall time in the network) of one move's search per text."""
+    players = new_state(game).num_players
     config = MCTSConfig(simulations=simulations, leaves_per_tree=leaves, cache_mb=0)
-    mcts = MCTS(evaluator, 2, config, np.random.default_rng(0))
-    trees = [SearchTree(new_state("los_alamos", fen)) for fen in fens]
+    timed = TimedEvaluator(evaluator)
+    mcts = (MCTS if native else ReferenceMCTS)(timed, players, config, np.random.default_rng(0))
+    trees = [SearchTree(new_state(game, text)) for text in texts]
+    if not native:
+        for tree in trees:
+            tree._native = None
     start = time.perf_counter()
     if together:
         mcts.search(trees)
@@ -53,12 +88,65 @@ def measure(
         for tree in trees:
             mcts.search([tree])
     seconds = time.perf_counter() - start
-    return mcts.simulations_done / seconds, mcts.network_evaluations / seconds
+    return mcts.simulations_done / seconds, mcts.network_evaluations / seconds, timed.seconds / seconds
+
+
+def free_network(args: argparse.Namespace) -> None:
+    print(
+        f"free network: {args.free_games} games searched together, {args.simulations} simulations, "
+        f"{args.leaves} leaves per tree, one process"
+    )
+    print(f"{'game':<12} {'native sims/s':>14} {'python sims/s':>14} {'ratio':>7}")
+    for game in GAMES:
+        state = new_state(game)
+        evaluator = FreeNetwork(
+            state.num_actions, 1 if state.num_players == 2 else state.num_players, args.free_games * args.leaves
+        )
+        native, python = [], []
+        for repetition in range(args.repetitions):
+            texts = openings(game, args.free_games, repetition)
+            native.append(measure(game, evaluator, texts, args.simulations, args.leaves, True)[0])
+            python.append(measure(game, evaluator, texts, args.simulations, args.leaves, False)[0])
+        fast, slow = statistics.median(native), statistics.median(python)
+        print(f"{game:<12} {fast:>14,.0f} {slow:>14,.0f} {fast / slow:>7.1f}")
+
+
+def real_network(args: argparse.Namespace) -> None:
+    device = resolve_device(args.device)
+    torch.manual_seed(0)
+    state = new_state("los_alamos")
+    network = AlphaZeroNet(
+        NetworkConfig(*state.observation_shape, num_actions=state.num_actions, filters=args.filters, blocks=args.blocks)
+    ).to(device)
+    evaluator = NetworkEvaluator(network.eval(), device)
+    rows: dict[str, list[tuple[float, float, float]]] = {
+        "native batched": [],
+        "python batched": [],
+        "python one leaf": [],
+    }
+    for repetition in range(args.repetitions):
+        texts = openings("los_alamos", args.games, repetition)
+        rows["native batched"].append(measure("los_alamos", evaluator, texts, args.simulations, args.leaves, True))
+        rows["python batched"].append(measure("los_alamos", evaluator, texts, args.simulations, args.leaves, False))
+        few = openings("los_alamos", args.one_leaf_games, repetition)
+        rows["python one leaf"].append(measure("los_alamos", evaluator, few, args.simulations, 1, False, False))
+    print(
+        f"\nreal network: Los Alamos, device {device}, network {args.filters}x{args.blocks}, "
+        f"{args.games} games, {args.simulations} simulations per move"
+    )
+    print(f"{'search':<18} {'sims/s':>10} {'nn positions/s':>16} {'in network':>11} {'ratio':>7}")
+    base = statistics.median(r[0] for r in rows["python one leaf"])
+    for name, values in rows.items():
+        sims = statistics.median(v[0] for v in values)
+        positions = statistics.median(v[1] for v in values)
+        share = statistics.median(v[2] for v in values)
+        print(f"{name:<18} {sims:>10,.0f} {positions:>16,.0f} {share:>10.0%} {sims / base:>7.2f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=64, help="games searched together in the batched run")
+    parser.add_argument("--games", type=int, default=64, help="games searched together with the real network")
+    parser.add_argument("--free-games", type=int, default=64, help="games searched together with the free network")
     parser.add_argument("--one-leaf-games", type=int, default=8, help="games searched one by one (it is slow)")
     parser.add_argument("--simulations", type=int, default=64)
     parser.add_argument("--leaves", type=int, default=8, help="in-flight simulations per tree when batched")
@@ -66,35 +154,12 @@ def main() -> None:
     parser.add_argument("--device", default="auto")
     parser.add_argument("--blocks", type=int, default=7)
     parser.add_argument("--filters", type=int, default=48)
+    parser.add_argument("--only", choices=("free", "real"), help="run one of the two parts")
     args = parser.parse_args()
-    device = resolve_device(args.device)
-    torch.manual_seed(0)
-    state = new_state("los_alamos")
-    network = (
-        AlphaZeroNet(
-            NetworkConfig(
-                *state.observation_shape, num_actions=state.num_actions, filters=args.filters, blocks=args.blocks
-            )
-        )
-        .to(device)
-        .eval()
-    )
-    evaluator = NetworkEvaluator(network, device)
-    rows: dict[str, list[tuple[float, float]]] = {"batched": [], "one leaf at a time": []}
-    for repetition in range(args.repetitions):
-        rows["batched"].append(
-            measure(evaluator, openings(args.games, repetition), args.simulations, args.leaves, True)
-        )
-        rows["one leaf at a time"].append(
-            measure(evaluator, openings(args.one_leaf_games, repetition), args.simulations, 1, False)
-        )
-    print(f"device {device}, network {args.filters}x{args.blocks}, {args.simulations} simulations per move")
-    print(f"{'search':<22} {'sims/s':>10} {'nn positions/s':>16} {'ratio':>7}")
-    base = statistics.median(r[0] for r in rows["one leaf at a time"])
-    for name, values in rows.items():
-        sims = statistics.median(v[0] for v in values)
-        positions = statistics.median(v[1] for v in values)
-        print(f"{name:<22} {sims:>10,.0f} {positions:>16,.0f} {sims / base:>7.2f}")
+    if args.only != "real":
+        free_network(args)
+    if args.only != "free":
+        real_network(args)
 
 
 if __name__ == "__main__":

@@ -718,6 +718,23 @@ class FourGame {
     }
     int num_legal() { return termination() ? 0 : int(actions().size()); }
 
+    // legal_actions() with each action's move beside it (the search plays moves without a lookup).
+    int legal_with_moves(std::int64_t* out, std::uint32_t* moves) {
+        if (termination()) return 0;
+        const std::vector<int>& a = actions();
+        const std::vector<int>& m = legal();
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            out[i] = a[i];
+            moves[i] = std::uint32_t(m[i]);
+        }
+        return int(a.size());
+    }
+    void play_move(std::uint32_t move) {
+        played_.push_back(int(move));
+        board_.push(int(move));
+        record();
+    }
+
     void legal_mask(std::uint8_t* out) {
         std::memset(out, 0, std::size_t(SQUARES) * 109);
         if (termination()) return;

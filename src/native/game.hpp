@@ -147,6 +147,21 @@ class Game {
         return list.size;
     }
 
+    // legal_actions() with each action's move beside it (the search plays moves without a lookup).
+    int legal_with_moves(std::int64_t* actions, Move* moves) {
+        if (termination()) return 0;
+        const MoveList& list = legal();
+        int order[256];
+        for (int i = 0; i < list.size; ++i) order[i] = i;
+        std::sort(order, order + list.size, [&](int a, int b) { return actions_[a] > actions_[b]; });
+        for (int i = 0; i < list.size; ++i) {
+            actions[i] = actions_[order[i]];
+            moves[i] = list.moves[order[i]];
+        }
+        return list.size;
+    }
+    void play_move(Move m) { play(m); }
+
     // 0/1 per action into `out` (num_actions bytes); all zero once the game is over.
     void legal_mask(std::uint8_t* out) {
         std::memset(out, 0, std::size_t(num_actions()));

@@ -152,6 +152,7 @@ class Tree {
 
     // Edge arrays (index node.first + k for the k-th legal action of a node).
     std::vector<std::int64_t> action;
+    std::vector<std::uint32_t> move;  // the game's own code of each action's move
     std::vector<double> prior, visits, values;
     std::vector<std::int32_t> child;
 
@@ -163,12 +164,14 @@ class Tree {
     double phase_target = 0;
     int remaining = 0;
 
-    int add_node(const Node& proto, const std::int64_t* actions, int count, const float* logits) {
+    int add_node(const Node& proto, const std::int64_t* actions, const std::uint32_t* moves, int count,
+                 const float* logits) {
         Node node = proto;
         node.first = int(action.size());
         node.count = count;
         node.has_logits = logits != nullptr;
         action.insert(action.end(), actions, actions + count);
+        move.insert(move.end(), moves, moves + count);
         prior.resize(action.size(), 0.0);
         visits.resize(action.size(), 0.0);
         values.resize(action.size(), 0.0);
@@ -205,6 +208,7 @@ class Tree {
         if (keep >= 0) fresh.root_ = fresh.copy_subtree(*this, keep);
         nodes_ = std::move(fresh.nodes_);
         action = std::move(fresh.action);
+        move = std::move(fresh.move);
         prior = std::move(fresh.prior);
         visits = std::move(fresh.visits);
         values = std::move(fresh.values);
@@ -232,6 +236,7 @@ class Tree {
             for (int k = 0; k < n.count; ++k) {
                 std::size_t e = std::size_t(n.first + k);
                 action.push_back(from.action[e]);
+                move.push_back(from.move[e]);
                 prior.push_back(from.prior[e]);
                 visits.push_back(from.visits[e]);
                 values.push_back(from.values[e]);
@@ -336,7 +341,7 @@ class Search {
             proto.player = p.player;
             proto.value = seat_values(p.player, value_row);
             Tree<G>& tree = *p.tree;
-            int node = tree.add_node(proto, p.actions.data(), int(p.actions.size()), legal.data());
+            int node = tree.add_node(proto, p.actions.data(), p.moves.data(), int(p.actions.size()), legal.data());
             if (p.parent < 0) {
                 tree.set_root(node);
             } else {
@@ -440,6 +445,7 @@ class Search {
         Tree<G>* tree;
         std::vector<std::pair<int, int>> path;  // (node, edge index k) from the root
         std::vector<std::int64_t> actions;
+        std::vector<std::uint32_t> moves;
         int player;
         Key key;
         bool keyed;
@@ -475,10 +481,11 @@ class Search {
         if (game.termination()) {
             proto.terminal = true;
             for (int s = 0; s < players_; ++s) proto.value[std::size_t(s)] = double(game.value(s));
-            return tree.add_node(proto, nullptr, 0, nullptr);
+            return tree.add_node(proto, nullptr, nullptr, 0, nullptr);
         }
         actions_.resize(std::size_t(game.num_moves()) + 1);
-        int count = game.legal_actions(actions_.data());
+        moves_.resize(actions_.size());
+        int count = game.legal_with_moves(actions_.data(), moves_.data());
         if (pending_.size() >= rows_) throw std::length_error("the planes buffer has too few rows for this wave");
         float* row = planes_ + pending_.size() * planes_size_;
         game.observation(player, row);
@@ -489,11 +496,12 @@ class Search {
             key = hash_bytes(actions_.data(), std::size_t(count) * sizeof(std::int64_t), key);
             if (const Cache::Entry* hit = cache_->get(key)) {
                 proto.value = seat_values(player, hit->values.data());
-                return tree.add_node(proto, actions_.data(), count, hit->logits.data());
+                return tree.add_node(proto, actions_.data(), moves_.data(), count, hit->logits.data());
             }
         }
         pending_.push_back(Pending{&tree, path, std::vector<std::int64_t>(actions_.begin(), actions_.begin() + count),
-                                   player, key, keyed, parent, edge});
+                                   std::vector<std::uint32_t>(moves_.begin(), moves_.begin() + count), player, key,
+                                   keyed, parent, edge});
         return -1;
     }
 
@@ -513,7 +521,7 @@ class Search {
                 std::size_t e = std::size_t(tree.node(node).first + k);
                 tree.visits[e] += vl;
                 tree.values[e] -= vl;
-                game.apply(int(tree.action[e]));
+                game.play_move(tree.move[e]);
                 child = tree.child[e];
                 if (child < 0 || tree.node(child).proven) break;
                 node = child;
@@ -687,6 +695,7 @@ class Search {
     std::vector<Pending> pending_;
     std::vector<Tree<G>*> live_;
     std::vector<std::int64_t> actions_;
+    std::vector<std::uint32_t> moves_;
     float* planes_ = nullptr;
     std::size_t rows_ = 0;
 };
