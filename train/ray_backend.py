@@ -3,10 +3,10 @@
     python -m train.alphazero --preset smoke --backend ray                     # a local Ray
     python -m train.alphazero --preset los_alamos --backend ray --ray-workers 8 --ray-address auto
 
-The learner actor owns the local backend's :class:`~train.alphazero.Trainer` (network,
-optimizer, scheduler, replay buffer, counters, checkpoints); each self-play actor runs the same
-Trainer's batched self-play loop with its own copy of the network and hands its finished games
-back instead of storing them. Every iteration the driver puts the learner's weights into Ray's
+The learner actor owns a :class:`~train.learner.Learner` (network, optimizer, schedule, replay
+buffer, counters, checkpoints, logs); each self-play actor owns a :class:`~train.selfplay.SelfPlay`
+with its own copy of the network and hands its finished games back. These are the same two
+pieces the local script wires, used as they are. Every iteration the driver puts the learner's weights into Ray's
 object store once, every actor plays ``moves_per_iteration`` moves in its games with them, and
 the learner adds the games and takes ``steps_per_iteration`` steps. Self-play actors restart
 by themselves when they die (``max_restarts=-1``); the games they had in flight are lost, the
@@ -25,40 +25,40 @@ import numpy as np
 import ray
 import torch
 from ray.exceptions import RayActorError
-from torch.utils.tensorboard import SummaryWriter
 
-from train.alphazero import Args, Trainer, _log
-
-
-class _GameCollector(Trainer):
-    """The local Trainer's self-play, keeping finished games for the learner instead of storing them."""
-
-    def __init__(self, args: Args) -> None:
-        super().__init__(args)
-        self.finished_games: list[tuple[list, np.ndarray]] = []
-
-    def _store(self, history: list, returns: np.ndarray) -> None:
-        self.finished_games.append((history, np.asarray(returns, dtype=np.float32)))
+from agents.alphazero.agent import NetworkEvaluator
+from agents.alphazero.network import AlphaZeroNet, resolve_device
+from train.alphazero_config import Args, network_config, self_play_search
+from train.learner import Learner
+from train.selfplay import FinishedGame, SelfPlay
 
 
 @ray.remote(max_restarts=-1, max_task_retries=-1)
 class SelfPlayActor:
-    """Plays batched self-play games with the weights it is given."""
+    """Plays batched self-play games with the weights it is given; owns no optimizer or replay."""
 
     def __init__(self, args: dict, index: int) -> None:
         torch.set_num_threads(1)
-        settings = Args(**{**args, "seed": args["seed"] + 1009 * (index + 1), "replay_size": 1, "min_replay": 1})
-        self.collector = _GameCollector(settings)
+        settings = Args(**args)
+        device = resolve_device(settings.device)
+        self.network = AlphaZeroNet(network_config(settings)).to(device).eval()
+        self.self_play = SelfPlay(
+            settings.game,
+            NetworkEvaluator(self.network, device),
+            self_play_search(settings),
+            settings.games_in_parallel,
+            settings.temperature_plies,
+            settings.max_plies,
+            np.random.default_rng([settings.seed, 1009, index]),
+        )
 
-    def play(self, weights: dict, moves: int) -> tuple[list, dict]:
-        collector = self.collector
-        collector.network.load_state_dict(weights)
-        collector.mcts.cache.clear()  # evaluations of the old weights
-        evaluations = collector.mcts.network_evaluations
-        finished = collector.self_play(moves)
-        games, collector.finished_games = collector.finished_games, []
-        finished["nn_evaluations"] = collector.mcts.network_evaluations - evaluations
-        return games, finished
+    def play(self, weights: dict, moves: int) -> tuple[list[FinishedGame], int]:
+        """Finished games after ``moves`` moves with ``weights``, and the network evaluations it took."""
+        self.network.load_state_dict(weights)
+        self.self_play.forget_evaluations()  # evaluations of the old weights
+        evaluations = self.self_play.network_evaluations
+        games = self.self_play.play(moves)
+        return games, self.self_play.network_evaluations - evaluations
 
     def pid(self) -> int:
         """The actor's process id (a restarted actor has a new one)."""
@@ -67,41 +67,42 @@ class SelfPlayActor:
 
 @ray.remote(max_restarts=0)
 class LearnerActor:
-    """The run's Trainer: replay buffer, learner steps, counters and checkpoints."""
+    """The run's :class:`~train.learner.Learner`: replay buffer, learner steps, counters, checkpoints."""
 
     def __init__(self, args: dict, resume: bool) -> None:
-        self.trainer = Trainer(Args(**args))
-        self.resumed = resume and bool(self.trainer.checkpoints())
+        self.learner = Learner(Args(**args))
+        self.resumed = resume and bool(self.learner.checkpoints())
         if self.resumed:
-            self.trainer.restore()
+            self.learner.restore()
 
-    def add_games(self, games: list, nn_evaluations: int) -> None:
-        trainer = self.trainer
-        for history, returns in games:
-            trainer._store(history, returns)
-            trainer.counters["positions"] += len(history)
-        trainer.counters["games"] += len(games)
-        trainer.counters["nn_evaluations"] += nn_evaluations
+    def add_games(self, games: list[FinishedGame], nn_evaluations: int) -> None:
+        self.learner.add_games(games, nn_evaluations)
 
     def learn(self, steps: int) -> dict[str, float]:
-        steps_before = self.trainer.counters["learner_steps"]
-        losses = self.trainer.learn(steps)
-        self.trainer.counters["iteration"] += 1
-        if self.trainer.due_for_checkpoint(steps_before):
-            self.trainer.save()
+        learner = self.learner
+        steps_before = learner.counters["learner_steps"]
+        losses = learner.learn(steps)
+        learner.counters["iteration"] += 1
+        if learner.due_for_checkpoint(steps_before):
+            learner.save()
         return losses
 
     def weights(self) -> dict:
-        return {key: value.detach().cpu() for key, value in self.trainer.network.state_dict().items()}
+        return self.learner.weights()
 
     def counters(self) -> dict:
-        return {**self.trainer.counters, "replay_size": len(self.trainer.replay), "resumed": self.resumed}
+        return {**self.learner.counters, "replay_size": len(self.learner.replay), "resumed": self.resumed}
 
     def evaluate(self) -> dict[str, float]:
-        return self.trainer.evaluate()
+        return self.learner.evaluate()
+
+    def log(self, values: dict[str, float]) -> None:
+        self.learner.log(values)
 
     def save(self) -> str:
-        return str(self.trainer.save())
+        path = str(self.learner.save())
+        self.learner.close()
+        return path
 
 
 def train(args: Args, on_iteration: Callable[[int, list, object], None] | None = None) -> Path:
@@ -121,8 +122,6 @@ def train(args: Args, on_iteration: Callable[[int, list, object], None] | None =
         actors = [SelfPlayActor.options(num_cpus=1).remote(settings, i) for i in range(args.ray_workers)]
         restarts = 0
         started = time.monotonic()
-        run_dir = Path(args.runs_dir) / args.run_name
-        writer = SummaryWriter(str(run_dir))
         iteration = ray.get(learner.counters.remote())["iteration"]
         while not (args.iterations and iteration >= args.iterations):
             if args.minutes and time.monotonic() - started >= args.minutes * 60:
@@ -130,11 +129,11 @@ def train(args: Args, on_iteration: Callable[[int, list, object], None] | None =
             weights = ray.put(ray.get(learner.weights.remote()))
             for future in [actor.play.remote(weights, args.moves_per_iteration) for actor in actors]:
                 try:
-                    games, finished = ray.get(future)
+                    games, evaluations = ray.get(future)
                 except RayActorError:
                     restarts += 1  # gave up on this call; Ray restarts the actor
                     continue
-                ray.get(learner.add_games.remote(games, finished["nn_evaluations"]))
+                ray.get(learner.add_games.remote(games, evaluations))
             losses = ray.get(learner.learn.remote(args.steps_per_iteration))
             iteration += 1
             if args.eval_every and iteration % args.eval_every == 0:
@@ -146,7 +145,7 @@ def train(args: Args, on_iteration: Callable[[int, list, object], None] | None =
                 "charts/replay_size": counters["replay_size"],
                 "charts/actor_restarts": restarts,
             }
-            _log(writer, run_dir / "metrics.jsonl", counters["learner_steps"], values)
+            ray.get(learner.log.remote(values))
             if args.progress:
                 print(
                     f"iteration {iteration}: {counters['games']} games, {counters['learner_steps']} learner steps, "
@@ -155,7 +154,6 @@ def train(args: Args, on_iteration: Callable[[int, list, object], None] | None =
             if on_iteration is not None:
                 on_iteration(iteration, actors, learner)
         path = Path(ray.get(learner.save.remote()))
-        writer.close()
         print(f"saved {path} ({restarts} self-play actor restarts)")
         return path
     finally:

@@ -2,14 +2,21 @@
 
 Planes are stored as uint8 (value * 255, exact for the 0/1 planes, 1/255 steps for the
 counters), policy targets sparsely (the searched actions and their probabilities, float16),
-and one value target per seat counted from the mover. ``state_dict`` holds tensors only, so
-the buffer goes into a ``weights_only`` checkpoint.
+and one value target per seat counted from the mover. The buffer lives in its own file beside
+the checkpoints (:meth:`save`, :meth:`load`): an ``.npz`` of plain arrays, written atomically and
+read without pickle, so checkpoints stay a few MB.
 """
 
 from __future__ import annotations
 
+import zipfile
+from pathlib import Path
+
 import numpy as np
-import torch
+
+from chess_envs.files import write_atomic
+
+_ARRAYS = ("planes", "policy_actions", "policy_probs", "values")
 
 
 class ReplayBuffer:
@@ -49,23 +56,29 @@ class ReplayBuffer:
         planes = self.planes[index].astype(np.float32) / 255.0
         return planes, self.policy_actions[index], self.policy_probs[index].astype(np.float32), self.values[index]
 
-    def state_dict(self) -> dict:
+    def save(self, path: str | Path) -> Path:
+        """Write the filled part of the buffer to ``path`` (an ``.npz``), whole or not at all."""
         n = self.size
-        return {
-            "planes": torch.from_numpy(self.planes[:n].copy()),
-            "policy_actions": torch.from_numpy(self.policy_actions[:n].copy()),
-            "policy_probs": torch.from_numpy(self.policy_probs[:n].copy()),
-            "values": torch.from_numpy(self.values[:n].copy()),
-            "position": self.position,
-            "added": self.added,
-        }
+        arrays = {name: getattr(self, name)[:n] for name in _ARRAYS}
+        counters = np.array([self.position, self.added], dtype=np.int64)
+        return write_atomic(path, lambda handle: np.savez(handle, counters=counters, **arrays))
 
-    def load_state_dict(self, state: dict) -> None:
-        n = state["planes"].shape[0]
-        if n > self.capacity or tuple(state["planes"].shape[1:]) != self.planes.shape[1:]:
-            raise ValueError(f"replay data of shape {tuple(state['planes'].shape)} does not fit this buffer")
-        self.planes[:n] = state["planes"].numpy()
-        self.policy_actions[:n] = state["policy_actions"].numpy()
-        self.policy_probs[:n] = state["policy_probs"].numpy()
-        self.values[:n] = state["values"].numpy()
-        self.size, self.position, self.added = n, int(state["position"]) % self.capacity, int(state["added"])
+    def load(self, path: str | Path) -> None:
+        """Fill the buffer from a file of :meth:`save`; ValueError says why a file does not fit."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {name: data[name] for name in (*_ARRAYS, "counters")}
+        except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError) as error:
+            raise ValueError(f"{path} is not a replay buffer file ({error})") from None
+        n = len(arrays["planes"])
+        if n > self.capacity or arrays["planes"].shape[1:] != self.planes.shape[1:]:
+            raise ValueError(f"{path}: replay data of shape {arrays['planes'].shape} does not fit this buffer")
+        for name in _ARRAYS:
+            target = getattr(self, name)
+            if arrays[name].shape[1:] != target.shape[1:] or len(arrays[name]) != n:
+                raise ValueError(
+                    f"{path}: its {name} have shape {arrays[name].shape}, expected [{n}, *{target.shape[1:]}]"
+                )
+            target[:n] = arrays[name]
+        position, added = (int(x) for x in arrays["counters"])
+        self.size, self.position, self.added = n, position % self.capacity, added

@@ -79,13 +79,38 @@ def test_no_loadable_checkpoint_is_a_clear_error(finished_run, tmp_path, capsys)
 
 
 def test_learning_empties_the_evaluation_cache(tmp_path) -> None:
-    """Self-play must not reuse network outputs of the weights before a learning phase."""
-    from train.alphazero import Args, Trainer
+    """Self-play forgets the network outputs it cached once the learner has changed the weights."""
+    from train.alphazero import new_self_play
+    from train.alphazero_config import Args
+    from train.learner import Learner
 
-    trainer = Trainer(Args(game="los_alamos", runs_dir=str(tmp_path), filters=8, blocks=1, value_hidden=8,
+    learner = Learner(Args(game="los_alamos", runs_dir=str(tmp_path), filters=8, blocks=1, value_hidden=8,
                            games_in_parallel=2, simulations=8, min_replay=1, batch_size=4))  # fmt: skip
-    while len(trainer.replay) < 4:
-        trainer.self_play(8)
-    assert trainer.mcts.cache.bytes > 0
-    trainer.learn(1)
-    assert trainer.mcts.cache.bytes == 0
+    self_play = new_self_play(learner.args, learner, 0)
+    while len(learner.replay) < 4:
+        learner.add_games(self_play.play(8))
+    assert self_play.mcts.cache.bytes > 0
+    self_play.forget_evaluations()
+    assert self_play.mcts.cache.bytes == 0
+
+
+def test_checkpoints_hold_no_replay_and_resume_restores_it_from_its_file(finished_run, tmp_path) -> None:
+    folder = copy_run(finished_run, tmp_path / "r")
+    payload = load_checkpoint(folder / "last.pt")
+    assert "replay" not in payload and payload["replay_added"] > 0
+    assert (folder / "last.pt").stat().st_size < 1_000_000
+    from train.alphazero_config import Args
+    from train.learner import Learner
+
+    learner = Learner(Args(game="los_alamos", preset="smoke", runs_dir=str(tmp_path), run_name="r",
+                           filters=16, blocks=1, value_hidden=16, replay_size=2_000))  # fmt: skip
+    learner.restore()
+    assert learner.replay.added >= payload["replay_added"] and len(learner.replay) > 0
+
+
+def test_a_replay_file_that_lost_positions_is_a_clear_error(finished_run, tmp_path, capsys) -> None:
+    folder = copy_run(finished_run, tmp_path / "r").parent
+    (folder / "replay.npz").write_bytes(b"not a zip")
+    with pytest.raises(SystemExit) as refused:
+        run(tmp_path, "r", "--resume")
+    assert refused.value.code == 2 and "replay.npz is not a replay buffer file" in capsys.readouterr().err

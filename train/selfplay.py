@@ -1,0 +1,114 @@
+"""Self-play: games in flight and their batched search in, finished games as arrays out.
+
+:class:`SelfPlay` keeps ``games_in_parallel`` games going. Each move it searches all of them
+together (the leaves of every tree in one network call per wave), records the position, the
+search's policy target and the mover, and plays the chosen move, keeping the subtree (tree
+reuse). A game that ends, or reaches ``max_plies``, comes back as a :class:`FinishedGame` with
+its value targets filled in. It owns no optimizer and no replay buffer: the learner does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from agents.alphazero.mcts import MCTS, Evaluator, MCTSConfig, SearchTree
+from chess_envs.core import GameState
+from chess_envs.games import new_state
+
+
+@dataclass
+class FinishedGame:
+    """One self-play game as training data: a row per position, values counted from each mover."""
+
+    planes: np.ndarray
+    """float32 ``[plies, C, H, W]``: the mover's observation"""
+    actions: list[np.ndarray]
+    """per position: the legal actions searched"""
+    policies: list[np.ndarray]
+    """per position: the search's policy target over ``actions``"""
+    values: np.ndarray
+    """float32 ``[plies, value_size]``: the outcome from the mover's seat (per seat from the mover's for 4 players)"""
+    returns: np.ndarray
+    """the final returns per seat"""
+
+    @property
+    def plies(self) -> int:
+        return len(self.planes)
+
+
+@dataclass
+class _Game:
+    tree: SearchTree
+    planes: list[np.ndarray] = field(default_factory=list)
+    actions: list[np.ndarray] = field(default_factory=list)
+    policies: list[np.ndarray] = field(default_factory=list)
+    movers: list[int] = field(default_factory=list)
+
+
+def final_returns(state: GameState) -> np.ndarray:
+    """The game's returns; a game stopped at ``max_plies`` is a draw, or scored by its standings
+    where the game has them (four-player Free-For-All points)."""
+    if state.is_terminal():
+        return np.asarray(state.returns(), dtype=np.float32)
+    return np.asarray(state.standings(), dtype=np.float32)
+
+
+class SelfPlay:
+    """Plays batched self-play games of ``game`` with the network behind ``evaluator``."""
+
+    def __init__(
+        self,
+        game: str,
+        evaluator: Evaluator,
+        search: MCTSConfig,
+        games_in_parallel: int,
+        temperature_plies: int,
+        max_plies: int,
+        rng: np.random.Generator,
+    ) -> None:
+        self.game = game
+        self.num_players = new_state(game).num_players
+        self.mcts = MCTS(evaluator, self.num_players, search, rng)
+        self.games_in_parallel = games_in_parallel
+        self.temperature_plies = temperature_plies
+        self.max_plies = max_plies
+        self.games: list[_Game] = []
+
+    @property
+    def network_evaluations(self) -> int:
+        return self.mcts.network_evaluations
+
+    def forget_evaluations(self) -> None:
+        """Empty the evaluation cache: call it when the network's weights change."""
+        self.mcts.cache.clear()
+
+    def play(self, moves: int) -> list[FinishedGame]:
+        """Play ``moves`` moves in every game in flight; returns the games that finished."""
+        while len(self.games) < self.games_in_parallel:
+            self.games.append(_Game(SearchTree(new_state(self.game))))
+        finished = []
+        for _ in range(moves):
+            self.mcts.search([g.tree for g in self.games])
+            for index, game in enumerate(self.games):
+                tree = game.tree
+                state = tree.state
+                plies = len(game.movers)
+                game.planes.append(state.observation())
+                game.actions.append(tree.visit_counts()[0])
+                game.policies.append(self.mcts.improved_policy(tree).astype(np.float32))
+                game.movers.append(state.current_player)
+                tree.advance(self.mcts.choose(tree, 1.0 if plies < self.temperature_plies else 0.0))
+                if tree.state.is_terminal() or plies + 1 >= self.max_plies:
+                    finished.append(self._finish(game))
+                    self.games[index] = _Game(SearchTree(new_state(self.game)))
+        return finished
+
+    def _finish(self, game: _Game) -> FinishedGame:
+        returns = final_returns(game.tree.state)
+        if self.num_players == 2:
+            values = np.array([[returns[mover]] for mover in game.movers], dtype=np.float32)
+        else:
+            values = np.array([np.roll(returns, -mover) for mover in game.movers], dtype=np.float32)
+        return FinishedGame(np.stack(game.planes), game.actions, game.policies, values, returns)
