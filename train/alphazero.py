@@ -37,7 +37,7 @@ def new_self_play(args: Args, learner: Learner, seed: object) -> SelfPlay:
     """Self-play with the learner's network (one process: the same weights object)."""
     return SelfPlay(
         args.game,
-        NetworkEvaluator(learner.network, learner.device),
+        NetworkEvaluator(learner.network.eval(), learner.device),
         self_play_search(args),
         args.games_in_parallel,
         args.temperature_plies,
@@ -108,6 +108,8 @@ def main(argv: list[str] | None = None) -> Path:
     seconds_before = learner.counters["seconds"]
     counters = learner.counters
     bar = tqdm(desc="iterations", unit="it", disable=not args.progress, initial=counters["iteration"])
+    evaluator = self_play.mcts.evaluate
+    play_total = network_total = 0.0
     try:
         while not stop["now"]:
             if args.minutes and time.monotonic() - started_at >= args.minutes * 60:
@@ -116,8 +118,11 @@ def main(argv: list[str] | None = None) -> Path:
                 break
             tick = time.monotonic()
             evaluations = self_play.network_evaluations
+            network_before = evaluator.seconds
             games = self_play.play(args.moves_per_iteration)
             play_seconds = time.monotonic() - tick
+            play_total += play_seconds
+            network_total += evaluator.seconds - network_before
             learner.add_games(games, self_play.network_evaluations - evaluations)
             steps_before = counters["learner_steps"]
             losses = learner.learn(args.steps_per_iteration)
@@ -131,6 +136,7 @@ def main(argv: list[str] | None = None) -> Path:
                 "charts/games_per_s": len(games) / play_seconds,
                 "charts/positions_per_s": args.moves_per_iteration * args.games_in_parallel / play_seconds,
                 "charts/nn_evals_per_s": (self_play.network_evaluations - evaluations) / play_seconds,
+                "charts/network_share_of_self_play": (evaluator.seconds - network_before) / play_seconds,
                 "charts/replay_size": len(learner.replay),
                 "charts/learning_rate": learner.scheduler.get_last_lr()[0],
                 "charts/games": counters["games"],
@@ -154,6 +160,11 @@ def main(argv: list[str] | None = None) -> Path:
         path = learner.save()
         learner.close()
     print(f"saved {path} ({counters['learner_steps']} learner steps, {counters['games']} games)")
+    if play_total:
+        print(
+            f"self-play {play_total:.0f} s: network {network_total / play_total:.1%}, "
+            f"search and game code {1 - network_total / play_total:.1%}"
+        )
     return path
 
 

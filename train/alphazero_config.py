@@ -33,6 +33,7 @@ class Args:
     filters: int = arg(48, "convolution filters")
     blocks: int = arg(7, "residual blocks")
     value_hidden: int = arg(128, "hidden units of the value head")
+    activation: str = arg("gelu", "gelu or relu (faster on a CPU)")
     # self-play
     games_in_parallel: int = arg(64, "self-play games searched together (one network batch)")
     simulations: int = arg(64, "MCTS simulations per move")
@@ -46,7 +47,7 @@ class Args:
     optimizer: str = arg("adamw", "adamw or sgd (with momentum 0.9, Nesterov)")
     learning_rate: float = arg(2e-3, "peak learning rate")
     weight_decay: float = arg(1e-4, "weight decay")
-    lr_schedule: str = arg("cosine", "cosine (over total_steps) or constant")
+    lr_schedule: str = arg("cosine", "cosine (over total_steps, or over --minutes when sooner) or constant")
     total_steps: int = arg(20_000, "learner steps the schedule spans")
     batch_size: int = arg(256, "positions per learner step")
     replay_size: int = arg(200_000, "positions kept in the replay buffer")
@@ -68,6 +69,8 @@ class Args:
             raise ValueError(f"unknown game {self.game!r}; choose one of {sorted(GAMES)}")
         if self.backend not in ("local", "ray"):
             raise ValueError(f"backend must be local or ray, got {self.backend!r}")
+        if self.activation not in ("gelu", "relu"):
+            raise ValueError(f"activation must be gelu or relu, got {self.activation!r}")
         if self.optimizer not in ("adamw", "sgd") or self.lr_schedule not in ("cosine", "constant"):
             raise ValueError("optimizer must be adamw or sgd, lr_schedule cosine or constant")
         for name in (
@@ -124,6 +127,7 @@ PRESETS = {
     ),
     "los_alamos": dict(
         game="los_alamos",
+        activation="relu",
         filters=48,
         blocks=4,
         games_in_parallel=128,
@@ -186,6 +190,7 @@ def network_config(args: Args) -> NetworkConfig:
         filters=args.filters,
         blocks=args.blocks,
         value_hidden=args.value_hidden,
+        activation=args.activation,
     )
 
 

@@ -10,6 +10,7 @@ beyond the last save.
 from __future__ import annotations
 
 import json
+import math
 import random
 from dataclasses import asdict
 from pathlib import Path
@@ -21,7 +22,7 @@ from torch.utils.tensorboard import SummaryWriter
 
 from agents.alphazero.agent import AlphaZeroAgent
 from agents.alphazero.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from agents.alphazero.network import AlphaZeroNet, resolve_device
+from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
 from agents.simple import GreedyAgent, RandomAgent
 from chess_envs.games import new_state
 from evaluate.game import play_game
@@ -53,12 +54,6 @@ class Learner:
             self.optimizer = torch.optim.SGD(
                 parameters, args.learning_rate, momentum=0.9, nesterov=True, weight_decay=args.weight_decay
             )
-        if args.lr_schedule == "cosine":
-            self.scheduler: torch.optim.lr_scheduler.LRScheduler = torch.optim.lr_scheduler.CosineAnnealingLR(
-                self.optimizer, args.total_steps, eta_min=args.learning_rate / 20
-            )
-        else:
-            self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda step: 1.0)
         self.scaler = torch.amp.GradScaler(enabled=self.device.type == "cuda")
         self.replay = ReplayBuffer(
             args.replay_size, prototype.observation_shape, self.network_config.value_size, max_actions=64
@@ -71,7 +66,21 @@ class Learner:
             "nn_evaluations": 0,
             "seconds": 0.0,
         }
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda _: self.learning_rate_factor())
         self._writer: SummaryWriter | None = None
+
+    def learning_rate_factor(self) -> float:
+        """The share of the peak learning rate now: 1, or (cosine) from 1 down to 1/20 over the
+        run, the run's progress being the larger of its share of ``total_steps`` and, with
+        ``--minutes``, its share of that time (so a run cut short by time still anneals)."""
+        args = self.args
+        if args.lr_schedule == "constant":
+            return 1.0
+        progress = self.counters["learner_steps"] / args.total_steps
+        if args.minutes:
+            progress = max(progress, self.counters["seconds"] / (args.minutes * 60))
+        floor = 1 / 20
+        return floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * min(progress, 1.0)))
 
     # -- data in ---------------------------------------------------------------------------
 
@@ -215,7 +224,11 @@ class Learner:
 
     def _restore_from(self, path: Path) -> dict:
         payload = load_checkpoint(path, self.args.game, map_location=self.device)
-        if payload["network"] != self.network_config.to_dict():
+        try:
+            stored = NetworkConfig.from_file(payload["network"])
+        except ValueError as error:
+            raise CheckpointError(f"{path}: {error}") from None
+        if stored != self.network_config:
             raise CheckpointError(f"{path} holds a network of another shape: {payload['network']}")
         try:
             self.network.load_state_dict(payload["model"])

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import torch
 
 from agents.alphazero.checkpoint import load_network
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
-from agents.alphazero.network import AlphaZeroNet, resolve_device
+from agents.alphazero.network import AlphaZeroNet, fused_for_inference, resolve_device
 from agents.base import AgentBase, float_option, int_option, register_agent
 from chess_envs.core import GameState
 from chess_envs.games import game_class
@@ -16,23 +18,39 @@ from chess_envs.games import game_class
 class NetworkEvaluator:
     """Planes ``[B, C, H, W]`` (numpy) -> (logits, values) as numpy, one forward pass per call.
 
-    On CUDA the forward pass runs in float16 autocast; the same code runs on the CPU.
+    The pass runs on a copy of the network with BatchNorm folded into the convolutions
+    (:func:`fused_for_inference`) in channels-last memory format (both measured faster in
+    benchmarks/inference_speed.py), rebuilt whenever the network's weights have changed since
+    (an optimizer step or ``load_state_dict``), so the caller's network is never switched to
+    eval mode or read stale. On CUDA the pass runs in float16 autocast; the same code runs on the CPU.
     """
 
     def __init__(self, network: AlphaZeroNet, device: torch.device) -> None:
         self.network = network
         self.device = device
+        self._fused: AlphaZeroNet | None = None
+        self._version = -1
+        self.seconds = 0.0
+        """wall time spent in calls so far (the network's share of a search)"""
+
+    def _weights_version(self) -> int:
+        """Changes whenever a weight or buffer is written in place (PyTorch counts those writes)."""
+        return sum(t._version for t in (*self.network.parameters(), *self.network.buffers()))
 
     @torch.inference_mode()
     def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        was_training = self.network.training
-        self.network.eval()
+        start = time.perf_counter()
+        version = self._weights_version()
+        if self._fused is None or version != self._version:
+            fused = fused_for_inference(self.network).to(memory_format=torch.channels_last)
+            self._fused, self._version = fused, version
         batch = torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32)).to(self.device)
+        batch = batch.contiguous(memory_format=torch.channels_last)
         with torch.autocast(self.device.type, dtype=torch.float16, enabled=self.device.type == "cuda"):
-            logits, values = self.network(batch)
-        if was_training:
-            self.network.train()
-        return logits.float().cpu().numpy(), values.float().cpu().numpy()
+            logits, values = self._fused(batch)
+        out = logits.float().cpu().numpy(), values.float().cpu().numpy()
+        self.seconds += time.perf_counter() - start
+        return out
 
 
 @register_agent("alphazero")
