@@ -203,4 +203,5 @@ def self_play_search(args: Args) -> MCTSConfig:
         dirichlet_fraction=args.dirichlet_fraction,
         gumbel=args.gumbel,
         cache_mb=64.0,
+        planes="uint8",
     )

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.alphazero.mcts_config import quantize_planes
 from chess_envs.files import write_atomic
 
 _ARRAYS = ("planes", "policy_actions", "policy_probs", "values")
@@ -37,7 +38,7 @@ class ReplayBuffer:
     def add(self, planes: np.ndarray, actions: np.ndarray, probs: np.ndarray, value: np.ndarray) -> None:
         """One position: float planes, the policy target over ``actions``, the value target."""
         i = self.position
-        self.planes[i] = np.rint(planes * 255.0)
+        self.planes[i] = quantize_planes(planes)
         if len(actions) > self.max_actions:  # keep the most visited actions, renormalised
             keep = np.argsort(-probs)[: self.max_actions]
             actions, probs = actions[keep], probs[keep] / probs[keep].sum()

@@ -16,7 +16,8 @@ from chess_envs.games import game_class
 
 
 class NetworkEvaluator:
-    """Planes ``[B, C, H, W]`` (numpy) -> (logits, values) as numpy, one forward pass per call.
+    """Planes ``[B, C, H, W]`` (numpy float32, or uint8 of ``quantize_planes``) -> (logits, values)
+    as numpy, one forward pass per call.
 
     The pass runs on a copy of the network with BatchNorm folded into the convolutions
     (:func:`fused_for_inference`) in channels-last memory format (both measured faster in
@@ -44,7 +45,10 @@ class NetworkEvaluator:
         if self._fused is None or version != self._version:
             fused = fused_for_inference(self.network).to(memory_format=torch.channels_last)
             self._fused, self._version = fused, version
-        batch = torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32)).to(self.device)
+        if planes.dtype == np.uint8:  # quantize_planes: 1/255 steps, as the replay buffer hands them to learning
+            batch = torch.from_numpy(np.ascontiguousarray(planes)).to(self.device).float().div_(255.0)
+        else:
+            batch = torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32)).to(self.device)
         batch = batch.contiguous(memory_format=torch.channels_last)
         with torch.autocast(self.device.type, dtype=torch.float16, enabled=self.device.type == "cuda"):
             logits, values = self._fused(batch)
@@ -82,6 +86,7 @@ class AlphaZeroAgent(AgentBase):
             gumbel=bool(int_option(gumbel, "gumbel", minimum=0, maximum=1)),
             leaves_per_tree=int_option(leaves, "leaves", minimum=1, maximum=256),
             cache_mb=float_option(cache_mb, "cache_mb", 0.0, 65_536.0),
+            planes="uint8",
         )
         self.temperature = float_option(temperature, "temperature", 0.0, 100.0)
         self._seed = int_option(seed, "seed")

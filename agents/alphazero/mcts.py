@@ -88,10 +88,11 @@ class SearchTree:
 
     def visit_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """(legal actions, root visit counts)."""
-        root = self.root
-        if root is None:
+        if self._native is not None:
+            return self._native.root_visits()
+        if self._root is None:
             raise RuntimeError("search() has not run on this tree")
-        return root.actions, root.visits.copy()
+        return self._root.actions, self._root.visits.copy()
 
     def advance(self, action: int) -> None:
         """Play ``action`` and keep its subtree as the new root (tree reuse)."""
@@ -216,8 +217,10 @@ class MCTS:
     def _planes_for(self, state: GameState, rows: int) -> np.ndarray:
         """The wave buffer: at least ``rows`` positions of the state's planes, reused between searches."""
         shape = tuple(state.observation_shape)
-        if self._planes is None or self._planes.shape[1:] != shape or len(self._planes) < rows:
-            self._planes = np.empty((rows, *shape), dtype=np.float32)
+        dtype = np.dtype(self.config.planes)
+        planes = self._planes
+        if planes is None or planes.shape[1:] != shape or len(planes) < rows or planes.dtype != dtype:
+            self._planes = np.empty((rows, *shape), dtype=dtype)
         return self._planes
 
     def _receive(self, search: Any, planes: np.ndarray, rows: int) -> None:

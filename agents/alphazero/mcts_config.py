@@ -8,7 +8,15 @@ from dataclasses import dataclass
 import numpy as np
 
 Evaluator = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
-"""planes ``[B, C, H, W]`` -> (logits ``[B, num_actions]``, values ``[B, value_size]``, mover first)."""
+"""planes ``[B, C, H, W]`` (float32, or uint8 with ``MCTSConfig.planes="uint8"``) -> (logits
+``[B, num_actions]``, values ``[B, value_size]``, mover first)."""
+
+
+def quantize_planes(planes: np.ndarray) -> np.ndarray:
+    """Planes in [0, 1] as uint8 steps of 1/255 (rounded half to even, clamped): exact for the 0/1
+    planes, 1/255 steps for the counters. The replay buffer's format, and the search's with
+    ``planes="uint8"``; ``x / 255`` in float32 gives the network its input back."""
+    return np.clip(np.rint(planes * np.float32(255.0)), 0, 255).astype(np.uint8)
 
 
 @dataclass
@@ -39,3 +47,10 @@ class MCTSConfig:
     """actions considered at the root by the Gumbel search"""
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 1.0
+    planes: str = "float32"
+    """what the evaluator is given: float32 planes, or ``uint8`` (:func:`quantize_planes`: a
+    quarter of the bytes to write and to move to a GPU; what self-play and the agent use)"""
+
+    def __post_init__(self) -> None:
+        if self.planes not in ("float32", "uint8"):
+            raise ValueError(f"planes must be float32 or uint8, got {self.planes!r}")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agents.alphazero.mcts_config import Evaluator, MCTSConfig
+from agents.alphazero.mcts_config import Evaluator, MCTSConfig, quantize_planes
 
 if TYPE_CHECKING:
     from agents.alphazero.mcts import SearchTree
@@ -208,6 +208,8 @@ class ReferenceMCTS:
         if state.is_terminal():
             return Node(player, state.returns().astype(np.float64), np.zeros(0, dtype=np.int64), None, True)
         planes = state.observation()
+        if self.config.planes == "uint8":
+            planes = quantize_planes(planes)
         actions = state.legal_actions()
         key = self.cache.key(planes, actions)
         cached = self.cache.get(key)

@@ -125,6 +125,19 @@ class Cache {
     std::unordered_map<Key, std::list<Entry>::iterator, KeyHash> map_;
 };
 
+// The wave's planes buffer: float32 observations, or (bytes) the replay buffer's uint8 format.
+struct Planes {
+    float* floats = nullptr;
+    std::uint8_t* bytes = nullptr;
+};
+
+// A plane value in [0, 1] as uint8 steps of 1/255, rounded half to even and clamped, exactly as
+// numpy's np.clip(np.rint(x * np.float32(255)), 0, 255) (agents/alphazero/mcts_config.py).
+inline std::uint8_t quantize(float x) {
+    float y = std::nearbyint(x * 255.0f);
+    return std::uint8_t(y <= 0.0f ? 0.0f : (y >= 255.0f ? 255.0f : y));
+}
+
 // A position in the tree. Its edges (one per legal action) live in the tree's edge arrays.
 struct Node {
     int player = 0;
@@ -277,7 +290,7 @@ class Search {
 
     // Root nodes for the trees that have none: terminal or cached ones at once, the rest written
     // into `planes` for the network. Returns how many rows of `planes` to evaluate.
-    int expand_roots(const std::vector<Tree<G>*>& trees, float* planes, std::size_t rows) {
+    int expand_roots(const std::vector<Tree<G>*>& trees, Planes planes, std::size_t rows) {
         start_wave(planes, rows);
         for (Tree<G>* tree : trees)
             if (!tree->has_root()) {
@@ -305,7 +318,7 @@ class Search {
     }
 
     // One wave: descend the live trees; returns the rows to evaluate, or -1 when every tree is done.
-    int collect(float* planes, std::size_t rows) {
+    int collect(Planes planes, std::size_t rows) {
         live_.erase(std::remove_if(live_.begin(), live_.end(), [](Tree<G>* t) { return t->remaining <= 0; }),
                     live_.end());
         if (live_.empty()) return -1;
@@ -453,7 +466,7 @@ class Search {
         int edge;    // absolute edge index into the tree's arrays
     };
 
-    void start_wave(float* planes, std::size_t rows) {
+    void start_wave(Planes planes, std::size_t rows) {
         pending_.clear();
         planes_ = planes;
         rows_ = rows;
@@ -487,12 +500,25 @@ class Search {
         moves_.resize(actions_.size());
         int count = game.legal_with_moves(actions_.data(), moves_.data());
         if (pending_.size() >= rows_) throw std::length_error("the planes buffer has too few rows for this wave");
-        float* row = planes_ + pending_.size() * planes_size_;
-        game.observation(player, row);
+        const void* row;
+        std::size_t row_bytes;
+        if (planes_.floats) {
+            float* out = planes_.floats + pending_.size() * planes_size_;
+            game.observation(player, out);
+            row = out;
+            row_bytes = planes_size_ * sizeof(float);
+        } else {
+            scratch_.resize(planes_size_);
+            game.observation(player, scratch_.data());
+            std::uint8_t* out = planes_.bytes + pending_.size() * planes_size_;
+            for (std::size_t i = 0; i < planes_size_; ++i) out[i] = quantize(scratch_[i]);
+            row = out;
+            row_bytes = planes_size_;
+        }
         Key key;
         bool keyed = cache_->enabled();
         if (keyed) {
-            key = hash_bytes(row, planes_size_ * sizeof(float), Key{});
+            key = hash_bytes(row, row_bytes, Key{});
             key = hash_bytes(actions_.data(), std::size_t(count) * sizeof(std::int64_t), key);
             if (const Cache::Entry* hit = cache_->get(key)) {
                 proto.value = seat_values(player, hit->values.data());
@@ -696,7 +722,8 @@ class Search {
     std::vector<Tree<G>*> live_;
     std::vector<std::int64_t> actions_;
     std::vector<std::uint32_t> moves_;
-    float* planes_ = nullptr;
+    Planes planes_;
+    std::vector<float> scratch_;
     std::size_t rows_ = 0;
 };
 

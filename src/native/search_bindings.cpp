@@ -30,13 +30,16 @@ Array<T> owned(std::vector<T> values) {
     return Array<T>(data, {values.size()}, owner);
 }
 
-// The rows of a planes buffer [rows, C, H, W] for positions of `size` floats each.
-template <class G>
-std::size_t rows_of(const Search<G>& s, Array<float>& planes) {
+// The rows of a planes buffer [rows, C, H, W] (float32 or uint8) for positions of `size` values each.
+template <class G, class T>
+std::size_t rows_of(const Search<G>& s, Array<T>& planes) {
     if (planes.ndim() < 1 || planes.size() != planes.shape(0) * s.planes_size())
-        throw std::invalid_argument("the planes buffer must be [rows, *observation_shape] float32");
+        throw std::invalid_argument("the planes buffer must be [rows, *observation_shape]");
     return planes.shape(0);
 }
+
+inline Planes planes_of(Array<float>& a) { return Planes{a.data(), nullptr}; }
+inline Planes planes_of(Array<std::uint8_t>& a) { return Planes{nullptr, a.data()}; }
 
 template <class G>
 void check_trees(const Search<G>& s, const std::vector<Tree<G>*>& trees, int num_actions) {
@@ -76,7 +79,17 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
                     n.has_logits);
             },
             "index"_a,
-            "(player, terminal, proven, depth, n, value, proof, actions, priors, visits, values, children, has_logits)");
+            "(player, terminal, proven, depth, n, value, proof, actions, priors, visits, values, children, has_logits)")
+        .def(
+            "root_visits",
+            [](const T& t) {
+                if (!t.has_root()) throw std::runtime_error("search() has not run on this tree");
+                const Node& n = t.node(t.root());
+                auto a = std::ptrdiff_t(n.first), b = a + n.count;
+                return nb::make_tuple(owned(std::vector<std::int64_t>(t.action.begin() + a, t.action.begin() + b)),
+                                      owned(std::vector<double>(t.visits.begin() + a, t.visits.begin() + b)));
+            },
+            "(legal actions, visit counts) at the root");
 
     nb::class_<S>(m, search_name, "Batched PUCT search over trees of one game, a wave at a time.")
         .def(
@@ -104,13 +117,23 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
             "expand_roots",
             [](S& s, const std::vector<T*>& trees, int num_actions, Array<float> planes) {
                 check_trees(s, trees, num_actions);
-                return s.expand_roots(trees, planes.data(), rows_of(s, planes));
+                return s.expand_roots(trees, planes_of(planes), rows_of(s, planes));
             },
             "trees"_a, "num_actions"_a, "planes"_a, "Roots for trees without one; returns the rows of planes to evaluate.")
+        .def(
+            "expand_roots",
+            [](S& s, const std::vector<T*>& trees, int num_actions, Array<std::uint8_t> planes) {
+                check_trees(s, trees, num_actions);
+                return s.expand_roots(trees, planes_of(planes), rows_of(s, planes));
+            },
+            "trees"_a, "num_actions"_a, "planes"_a)
         .def("begin", &S::begin, "trees"_a, "budget"_a, "Give the trees with a live root `budget` simulations.")
         .def(
-            "collect", [](S& s, Array<float> planes) { return s.collect(planes.data(), rows_of(s, planes)); }, "planes"_a,
-            "One wave; returns the rows of planes to evaluate, or -1 when the search is over.")
+            "collect", [](S& s, Array<float> planes) { return s.collect(planes_of(planes), rows_of(s, planes)); },
+            "planes"_a, "One wave; returns the rows of planes to evaluate, or -1 when the search is over.")
+        .def(
+            "collect", [](S& s, Array<std::uint8_t> planes) { return s.collect(planes_of(planes), rows_of(s, planes)); },
+            "planes"_a)
         .def(
             "receive",
             [](S& s, Matrix<float> logits, Matrix<float> values) {

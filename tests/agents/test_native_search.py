@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
+from agents.alphazero.mcts_config import quantize_planes
 from agents.alphazero.reference_mcts import ReferenceMCTS
 from chess_envs.games import new_state
 
@@ -90,6 +91,7 @@ CONFIGS = {
     "self-play noise": MCTSConfig(simulations=64, leaves_per_tree=4, dirichlet_fraction=0.25, dirichlet_alpha=0.5),
     "gumbel": MCTSConfig(simulations=48, leaves_per_tree=4, gumbel=True, gumbel_considered=8),
     "no root fpu, large virtual loss": MCTSConfig(simulations=64, leaves_per_tree=6, root_fpu=None, virtual_loss=3.0),
+    "uint8 planes": MCTSConfig(simulations=64, leaves_per_tree=4, planes="uint8"),
 }
 
 
@@ -114,6 +116,21 @@ def test_solver_proofs_match_the_reference(game, text):
     mcts = MCTS(hashed(new_state(game).num_actions, 1), 2, MCTSConfig(simulations=400, fpu_reduction=0.0))
     mcts.search([tree])
     assert tree.root.proven is not None and tree.root.proven[tree.root.player] == 1.0
+
+
+@pytest.mark.parametrize("game", PLAYERS)
+def test_uint8_planes_are_the_quantized_observations(game):
+    seen = []
+    state = new_state(game, positions(game, 1, seed=3)[0])
+    players = PLAYERS[game]
+
+    def evaluate(planes):
+        seen.append(planes.copy())
+        return hashed(state.num_actions, 1 if players == 2 else players)(planes)
+
+    MCTS(evaluate, players, MCTSConfig(simulations=1, leaves_per_tree=1, planes="uint8")).search([SearchTree(state)])
+    assert seen[0].dtype == np.uint8 and seen[0].shape == (1, *state.observation_shape)
+    np.testing.assert_array_equal(seen[0][0], quantize_planes(state.observation()))
 
 
 def test_tree_reuse_keeps_the_played_subtree():
