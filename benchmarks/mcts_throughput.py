@@ -1,7 +1,8 @@
 """MCTS throughput: the native search against the Python reference, with a free and a real network.
 
 * free network (``--free-games`` games per game type): an evaluator that costs nothing (constant
-  outputs), so the numbers are the search and game code alone. Native search against the
+  outputs), so the numbers are the search and game code alone, planes as self-play hands them
+  (``--planes uint8``, the default; ``float32`` for the config's default). Native search against the
   Python reference (``agents/alphazero/reference_mcts.py``), same trees, same settings, for Los
   Alamos, chess and four-player chess; the ratio is native / Python.
 * real network (Los Alamos, the seed's 48x7 network with random weights): native batched,
@@ -70,11 +71,18 @@ class TimedEvaluator:
 
 
 def measure(
-    game: str, evaluator, texts: list[str], simulations: int, leaves: int, native: bool, together: bool = True
+    game: str,
+    evaluator,
+    texts: list[str],
+    simulations: int,
+    leaves: int,
+    native: bool,
+    together: bool = True,
+    planes: str = "uint8",
 ) -> tuple[float, float, float]:
     """(simulations/s, network positions/s, share of wall time in the network) of one move's search per text."""
     players = new_state(game).num_players
-    config = MCTSConfig(simulations=simulations, leaves_per_tree=leaves, cache_mb=0)
+    config = MCTSConfig(simulations=simulations, leaves_per_tree=leaves, cache_mb=0, planes=planes)
     timed = TimedEvaluator(evaluator)
     mcts = (MCTS if native else ReferenceMCTS)(timed, players, config, np.random.default_rng(0))
     trees = [SearchTree(new_state(game, text)) for text in texts]
@@ -94,7 +102,7 @@ def measure(
 def free_network(args: argparse.Namespace) -> None:
     print(
         f"free network: {args.free_games} games searched together, {args.simulations} simulations, "
-        f"{args.leaves} leaves per tree, one process"
+        f"{args.leaves} leaves per tree, {args.planes} planes, one process"
     )
     print(f"{'game':<12} {'native sims/s':>14} {'python sims/s':>14} {'ratio':>7}")
     for game in GAMES:
@@ -105,8 +113,8 @@ def free_network(args: argparse.Namespace) -> None:
         native, python = [], []
         for repetition in range(args.repetitions):
             texts = openings(game, args.free_games, repetition)
-            native.append(measure(game, evaluator, texts, args.simulations, args.leaves, True)[0])
-            python.append(measure(game, evaluator, texts, args.simulations, args.leaves, False)[0])
+            native.append(measure(game, evaluator, texts, args.simulations, args.leaves, True, planes=args.planes)[0])
+            python.append(measure(game, evaluator, texts, args.simulations, args.leaves, False, planes=args.planes)[0])
         fast, slow = statistics.median(native), statistics.median(python)
         print(f"{game:<12} {fast:>14,.0f} {slow:>14,.0f} {fast / slow:>7.1f}")
 
@@ -155,6 +163,12 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=7)
     parser.add_argument("--filters", type=int, default=48)
     parser.add_argument("--only", choices=("free", "real"), help="run one of the two parts")
+    parser.add_argument(
+        "--planes",
+        choices=("uint8", "float32"),
+        default="uint8",
+        help="what the search hands the network (self-play: uint8)",
+    )
     args = parser.parse_args()
     if args.only != "real":
         free_network(args)
