@@ -772,20 +772,22 @@ class FourGame {
     }
     int winner_team() const { return board_.state().winner_team; }
 
-    void observation(int player, float* out) const {
+    template <class T>
+    void observation(int player, T* out) const {
         const FourState& s = board_.state();
         const int plane = SQUARES;
-        std::fill(out, out + std::size_t(num_planes()) * plane, 0.0f);
+        std::fill(out, out + std::size_t(num_planes()) * plane, T(0));
+        const T one = plane_value<T>(1.0f);
         int positions = int(frames_.size());
         int steps = std::min(history_, positions);
         const std::uint8_t* plane_of = plane_table()[player];
         const int* from_frame = frames_table()[player];
         for (int t = 0; t < steps; ++t) {
             const auto& frame = frames_[std::size_t(positions - 1 - t)];
-            float* base = out + std::size_t(t) * PLANES_PER_STEP * plane;
+            T* base = out + std::size_t(t) * PLANES_PER_STEP * plane;
             for (int rel = 0; rel < SQUARES; ++rel) {
                 int p = plane_of[frame[std::size_t(from_frame[rel])]];
-                if (p < PLANES_PER_STEP) base[p * plane + rel] = 1.0f;
+                if (p < PLANES_PER_STEP) base[p * plane + rel] = one;
             }
         }
         float meta[META_PLANES] = {};
@@ -800,8 +802,8 @@ class FourGame {
         }
         meta[13] = float(std::min(s.halfmove_clock, 100)) / 100.0f;
         meta[14] = float(std::min(counts_.back() - 1, 2)) / 2.0f;
-        float* p = out + std::size_t(PLANES_PER_STEP) * history_ * plane;
-        for (int m = 0; m < META_PLANES; ++m) std::fill(p + m * plane, p + (m + 1) * plane, meta[m]);
+        T* p = out + std::size_t(PLANES_PER_STEP) * history_ * plane;
+        for (int m = 0; m < META_PLANES; ++m) std::fill(p + m * plane, p + (m + 1) * plane, plane_value<T>(meta[m]));
     }
 
   private:

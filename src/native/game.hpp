@@ -3,9 +3,11 @@
 // into caller-provided buffers.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "fen.hpp"
@@ -52,16 +54,32 @@ struct ActionTable {
     }
 };
 
-// Expansion of a byte of a bitboard row into 8 floats.
-struct ByteFloats {
-    float row[256][8];
-    ByteFloats() {
+// A plane value in [0, 1] as uint8 steps of 1/255, rounded half to even and clamped, exactly as
+// numpy's np.clip(np.rint(x * np.float32(255)), 0, 255) (agents/alphazero/mcts_config.py).
+inline std::uint8_t quantize(float x) {
+    float y = std::nearbyint(x * 255.0f);
+    return std::uint8_t(y <= 0.0f ? 0.0f : (y >= 255.0f ? 255.0f : y));
+}
+
+// Observations are written as float32, or as uint8 (quantize) for the search's network batches.
+template <class T>
+T plane_value(float x) {
+    if constexpr (std::is_same_v<T, float>) return x;
+    else return quantize(x);
+}
+
+// Expansion of a byte of a bitboard row into 8 plane values.
+template <class T>
+struct ByteRows {
+    T row[256][8];
+    ByteRows() {
         for (int b = 0; b < 256; ++b)
-            for (int i = 0; i < 8; ++i) row[b][i] = float((b >> i) & 1);
+            for (int i = 0; i < 8; ++i) row[b][i] = plane_value<T>(float((b >> i) & 1));
     }
 };
-inline const ByteFloats& byte_floats() {
-    static const ByteFloats table;
+template <class T>
+const ByteRows<T>& byte_rows() {
+    static const ByteRows<T> table;
     return table;
 }
 
@@ -217,12 +235,13 @@ class Game {
     void play_index(int i) { play(legal().moves[i]); }
 
     // Observation planes for `player` into `out` (num_planes() * N * N floats).
-    void observation(int player, float* out) const {
-        const ByteFloats& bytes = byte_floats();
+    template <class T>
+    void observation(int player, T* out) const {
+        const ByteRows<T>& bytes = byte_rows<T>();
         const int plane = SQUARES;
         int positions = int(frames_.size());
         int steps = std::min(options_.history, positions);
-        float* p = out;
+        T* p = out;
         for (int t = 0; t < steps; ++t) {
             const Frame& frame = frames_[std::size_t(positions - 1 - t)];
             for (int side = 0; side < 2; ++side) {
@@ -231,16 +250,16 @@ class Game {
                     u64 b = frame.pieces[colour][piece];
                     for (int row = 0; row < N; ++row) {
                         int rank = player == WHITE ? row : N - 1 - row;
-                        std::memcpy(p + row * N, bytes.row[(b >> (rank * N)) & ((1u << N) - 1)], sizeof(float) * N);
+                        std::memcpy(p + row * N, bytes.row[(b >> (rank * N)) & ((1u << N) - 1)], sizeof(T) * N);
                     }
                     p += plane;
                 }
             }
-            std::fill(p, p + plane, frame.count >= 2 ? 1.0f : 0.0f);
-            std::fill(p + plane, p + 2 * plane, frame.count >= 3 ? 1.0f : 0.0f);
+            std::fill(p, p + plane, plane_value<T>(frame.count >= 2 ? 1.0f : 0.0f));
+            std::fill(p + plane, p + 2 * plane, plane_value<T>(frame.count >= 3 ? 1.0f : 0.0f));
             p += 2 * plane;
         }
-        std::fill(p, out + std::size_t(PLANES_PER_STEP) * options_.history * plane, 0.0f);
+        std::fill(p, out + std::size_t(PLANES_PER_STEP) * options_.history * plane, T(0));
         p = out + std::size_t(PLANES_PER_STEP) * options_.history * plane;
         int ply = 2 * (pos_.fullmove_number - 1) + pos_.side;
         float meta[V::META_PLANES];
@@ -254,7 +273,7 @@ class Game {
             meta[5] = float((theirs >> 1) & 1);
         }
         meta[V::META_PLANES - 1] = float(std::min(pos_.halfmove_clock, V::NO_PROGRESS_SCALE)) / float(V::NO_PROGRESS_SCALE);
-        for (int m = 0; m < V::META_PLANES; ++m) std::fill(p + m * plane, p + (m + 1) * plane, meta[m]);
+        for (int m = 0; m < V::META_PLANES; ++m) std::fill(p + m * plane, p + (m + 1) * plane, plane_value<T>(meta[m]));
     }
 
     // Material per seat in pawns (pawn 1, knight 3, bishop 3, rook 5, queen 9).

@@ -20,9 +20,6 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 namespace chess_envs {
 namespace search {
@@ -133,29 +130,6 @@ struct Planes {
     float* floats = nullptr;
     std::uint8_t* bytes = nullptr;
 };
-
-// Plane values in [0, 1] as uint8 steps of 1/255, rounded half to even and clamped, exactly as
-// numpy's np.clip(np.rint(x * np.float32(255)), 0, 255) (agents/alphazero/mcts_config.py).
-inline std::uint8_t quantize(float x) {
-    float y = std::nearbyint(x * 255.0f);
-    return std::uint8_t(y <= 0.0f ? 0.0f : (y >= 255.0f ? 255.0f : y));
-}
-inline void quantize(const float* in, std::uint8_t* out, std::size_t n) {
-    std::size_t i = 0;
-#ifdef __SSE2__
-    // cvtps2dq rounds half to even (the default rounding mode); the saturating packs clamp to 0..255.
-    const __m128 scale = _mm_set1_ps(255.0f);
-    for (; i + 16 <= n; i += 16) {
-        __m128i a = _mm_cvtps_epi32(_mm_mul_ps(_mm_loadu_ps(in + i), scale));
-        __m128i b = _mm_cvtps_epi32(_mm_mul_ps(_mm_loadu_ps(in + i + 4), scale));
-        __m128i c = _mm_cvtps_epi32(_mm_mul_ps(_mm_loadu_ps(in + i + 8), scale));
-        __m128i d = _mm_cvtps_epi32(_mm_mul_ps(_mm_loadu_ps(in + i + 12), scale));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
-                         _mm_packus_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d)));
-    }
-#endif
-    for (; i < n; ++i) out[i] = quantize(in[i]);
-}
 
 // A position in the tree. Its edges (one per legal action) live in the tree's edge arrays.
 struct Node {
@@ -527,10 +501,8 @@ class Search {
             row = out;
             row_bytes = planes_size_ * sizeof(float);
         } else {
-            scratch_.resize(planes_size_);
-            game.observation(player, scratch_.data());
             std::uint8_t* out = planes_.bytes + pending_.size() * planes_size_;
-            quantize(scratch_.data(), out, planes_size_);
+            game.observation(player, out);
             row = out;
             row_bytes = planes_size_;
         }
@@ -742,7 +714,6 @@ class Search {
     std::vector<std::int64_t> actions_;
     std::vector<std::uint32_t> moves_;
     Planes planes_;
-    std::vector<float> scratch_;
     std::size_t rows_ = 0;
 };
 
