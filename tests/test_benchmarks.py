@@ -119,3 +119,44 @@ def test_agent_memory_runs_and_prints_peak_rss():
     )
     assert result.returncode == 0, result.stderr
     assert "peak RSS: main process" in result.stdout and "largest worker" in result.stdout
+
+
+def test_mcts_throughput_compares_native_and_python_search_for_every_game():
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "mcts_throughput.py"),
+            "--games",
+            "2",
+            "--free-games",
+            "2",
+            "--one-leaf-games",
+            "1",
+            "--simulations",
+            "8",
+            "--repetitions",
+            "1",
+            "--blocks",
+            "1",
+            "--filters",
+            "8",
+        ],  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    for row in ("los_alamos", "chess", "four_player", "native batched", "python one leaf", "in network"):
+        assert row in result.stdout
+
+
+def test_inference_speed_times_every_variant():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "inference_speed.py"), "--batches", "4", "--repetitions", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    for variant in ("eager", "fused", "channels_last", "relu"):
+        assert variant in result.stdout
