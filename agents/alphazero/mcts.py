@@ -167,8 +167,7 @@ class MCTS:
         if len(kinds) > 1:
             raise ValueError("one search takes trees of one game (and all native or all Python)")
         if trees[0]._native is None:
-            self._reference.config, self._reference.rng = self.config, self.rng
-            self._reference.search(trees, budget)
+            self._synced_reference().search(trees, budget)
             return
         search = self._native_search(trees[0].state)
         handles = [tree._native for tree in trees]
@@ -192,6 +191,12 @@ class MCTS:
             if rows:
                 self._receive(search, planes, rows)
         self._simulations += search.take_simulations()
+
+    def _synced_reference(self) -> ReferenceMCTS:
+        """The Python search, with this search's current evaluator, settings and generator."""
+        reference = self._reference
+        reference.evaluate, reference.config, reference.rng = self.evaluate, self.config, self.rng
+        return reference
 
     def _native_search(self, state: GameState) -> Any:
         """The native search for the state's game, with the current config (cheap to build)."""
@@ -238,15 +243,14 @@ class MCTS:
         """The training target over the root's legal actions: visit shares (PUCT), or the
         softmax of logits plus the scaled completed Q-values (Gumbel)."""
         if tree._native is None:
-            return self._reference.improved_policy(tree)
+            return self._synced_reference().improved_policy(tree)
         return self._searched(tree).improved_policy(tree._native, self.config.gumbel)
 
     def choose(self, tree: SearchTree, temperature: float = 0.0) -> int:
         """The move to play: Gumbel's pick, the shortest proven win, the most visited
         (temperature 0), or a sample ∝ N^(1/T)."""
         if tree._native is None:
-            self._reference.rng = self.rng
-            return self._reference.choose(tree, temperature)
+            return self._synced_reference().choose(tree, temperature)
         action = self._searched(tree).choose(tree._native, temperature <= 0)
         if action >= 0:
             return int(action)
