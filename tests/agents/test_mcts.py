@@ -262,26 +262,25 @@ def test_four_player_search_finds_the_winning_king_capture(fen4, winning_move):
     assert state.action_to_move(mcts.choose(tree)) == winning_move
 
 
-def test_evaluation_cache_is_bounded_in_bytes_and_holds_no_planes():
-    state = new_state("los_alamos")
+def search_six_moves_with_a_small_cache(state) -> MCTS:
+    """Six searched moves with a 20 kB cache, checking the bound after each."""
     mcts = MCTS(hashed(state.num_actions), 2, MCTSConfig(simulations=64, cache_mb=0.02), np.random.default_rng(0))
     for _ in range(6):
         tree = SearchTree(state.copy())
         mcts.search([tree])
         state.apply(mcts.choose(tree))
         assert 0 < mcts.cache.bytes <= 20_000
+    return mcts
+
+
+def test_evaluation_cache_is_bounded_in_bytes_and_holds_no_planes():
+    mcts = search_six_moves_with_a_small_cache(new_state("los_alamos"))
     # An entry is the float32 logits of the legal moves (< 60) and one value, nothing else.
     assert mcts.cache.bytes / len(mcts.cache) <= 4 * (60 + 1) + core.EvaluationCache.OVERHEAD
 
 
 def test_reference_evaluation_cache_is_bounded_in_bytes_and_holds_no_planes():
-    state = ReferenceLosAlamosState()
-    mcts = MCTS(hashed(state.num_actions), 2, MCTSConfig(simulations=64, cache_mb=0.02), np.random.default_rng(0))
-    for _ in range(6):
-        tree = SearchTree(state.copy())
-        mcts.search([tree])
-        state.apply(mcts.choose(tree))
-        assert 0 < mcts.cache.bytes <= 20_000
+    mcts = search_six_moves_with_a_small_cache(ReferenceLosAlamosState())
     entries = mcts.cache.reference._entries
     for logits, value in entries.values():  # priors of the legal moves and the value only
         assert logits.dtype == np.float32 and logits.size < 60 and value.size == 1
