@@ -43,6 +43,7 @@ def new_self_play(args: Args, learner: Learner, seed: object) -> SelfPlay:
         args.temperature_plies,
         args.max_plies,
         np.random.default_rng(seed),
+        args.value_target_q,
     )
 
 

@@ -43,6 +43,9 @@ class Args:
     temperature_plies: int = arg(10, "plies per game played by sampling visits (temperature 1), then argmax")
     max_plies: int = arg(200, "a self-play game this long is stopped and scored a draw")
     gumbel: bool = arg(False, "Gumbel root search (sequential halving) instead of PUCT at the root")
+    value_target_q: float = arg(
+        0.0, "share of the search's root value in the value target, the rest the game's outcome (two players)"
+    )
     # learner
     optimizer: str = arg("adamw", "adamw or sgd (with momentum 0.9, Nesterov)")
     learning_rate: float = arg(2e-3, "peak learning rate")
@@ -91,6 +94,10 @@ class Args:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         check_args(self, UPPER_BOUNDS)
         prototype = new_state(self.game)
+        if not 0.0 <= self.value_target_q <= 1.0 or (self.value_target_q and prototype.num_players != 2):
+            raise ValueError(
+                f"value_target_q must be in [0, 1], and 0 for games of more than two players, got {self.value_target_q}"
+            )
         per_position = int(np.prod(prototype.observation_shape)) + 64 * 6 + 4 * prototype.num_players
         check_memory(f"a replay buffer of {self.replay_size:,} positions", self.replay_size * per_position)
 
@@ -134,6 +141,7 @@ PRESETS = {
         simulations=48,
         leaves_per_tree=4,
         max_plies=150,
+        value_target_q=0.5,
         batch_size=256,
         min_replay=3_000,
         moves_per_iteration=4,

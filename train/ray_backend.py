@@ -50,6 +50,7 @@ class SelfPlayActor:
             settings.temperature_plies,
             settings.max_plies,
             np.random.default_rng([settings.seed, 1009, index]),
+            settings.value_target_q,
         )
 
     def play(self, weights: dict, moves: int) -> tuple[list[FinishedGame], int]:

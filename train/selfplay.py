@@ -4,7 +4,8 @@
 together (the leaves of every tree in one network call per wave), records the position, the
 search's policy target and the mover, and plays the chosen move, keeping the subtree (tree
 reuse). A game that ends, or reaches ``max_plies``, comes back as a :class:`FinishedGame` with
-its value targets filled in. It owns no optimizer and no replay buffer: the learner does.
+its value targets filled in: the outcome, or in two-player games optionally a blend of the outcome
+and the search's root value (``value_target_q``), which is less noisy than one game's result. It owns no optimizer and no replay buffer: the learner does.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class _Game:
     actions: list[np.ndarray] = field(default_factory=list)
     policies: list[np.ndarray] = field(default_factory=list)
     movers: list[int] = field(default_factory=list)
+    root_values: list[float] = field(default_factory=list)
 
 
 def final_returns(state: GameState) -> np.ndarray:
@@ -53,6 +55,13 @@ def final_returns(state: GameState) -> np.ndarray:
     if state.is_terminal():
         return np.asarray(state.returns(), dtype=np.float32)
     return np.asarray(state.standings(), dtype=np.float32)
+
+
+def root_value(tree: SearchTree) -> float:
+    """The searched root's value for its mover: the visit-weighted mean of its edges' values."""
+    root = tree.root
+    visits = root.visits.sum()
+    return float(root.values.sum() / visits) if visits else 0.0
 
 
 class SelfPlay:
@@ -67,9 +76,15 @@ class SelfPlay:
         temperature_plies: int,
         max_plies: int,
         rng: np.random.Generator,
+        value_target_q: float = 0.0,
     ) -> None:
         self.game = game
         self.num_players = new_state(game).num_players
+        if not 0.0 <= value_target_q <= 1.0:
+            raise ValueError(f"value_target_q must be in [0, 1], got {value_target_q}")
+        if value_target_q and self.num_players != 2:
+            raise ValueError("value_target_q blends a two-player root value; use 0 for four-player games")
+        self.value_target_q = value_target_q
         self.mcts = MCTS(evaluator, self.num_players, search, rng)
         self.games_in_parallel = games_in_parallel
         self.temperature_plies = temperature_plies
@@ -99,6 +114,7 @@ class SelfPlay:
                 game.actions.append(tree.visit_counts()[0])
                 game.policies.append(self.mcts.improved_policy(tree).astype(np.float32))
                 game.movers.append(state.current_player)
+                game.root_values.append(root_value(tree))
                 tree.advance(self.mcts.choose(tree, 1.0 if plies < self.temperature_plies else 0.0))
                 if tree.state.is_terminal() or plies + 1 >= self.max_plies:
                     finished.append(self._finish(game))
@@ -108,7 +124,9 @@ class SelfPlay:
     def _finish(self, game: _Game) -> FinishedGame:
         returns = final_returns(game.tree.state)
         if self.num_players == 2:
-            values = np.array([[returns[mover]] for mover in game.movers], dtype=np.float32)
+            outcome = np.array([returns[mover] for mover in game.movers])
+            blended = (1 - self.value_target_q) * outcome + self.value_target_q * np.array(game.root_values)
+            values = blended.astype(np.float32)[:, None]
         else:
             values = np.array([np.roll(returns, -mover) for mover in game.movers], dtype=np.float32)
         return FinishedGame(np.stack(game.planes), game.actions, game.policies, values, returns)

@@ -1,0 +1,57 @@
+"""Self-play's value targets: the outcome, or its blend with the search's root value."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.alphazero.mcts import MCTSConfig
+from chess_envs.games import new_state
+from train.alphazero_config import Args
+from train.selfplay import SelfPlay
+
+
+def position_dependent_evaluator(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Uniform priors and a value in [-0.5, 0.5] that depends on the position (so Q is not 0)."""
+    num_actions = new_state("los_alamos").num_actions
+    flat = planes.reshape(len(planes), -1).astype(np.float64)
+    values = (flat * np.arange(flat.shape[1])).sum(axis=1) % 101 / 100 - 0.5
+    return np.zeros((len(planes), num_actions), np.float32), values[:, None].astype(np.float32)
+
+
+def finished_games(value_target_q: float) -> list:
+    self_play = SelfPlay(
+        "los_alamos",
+        position_dependent_evaluator,
+        MCTSConfig(simulations=12, leaves_per_tree=2, planes="uint8"),
+        games_in_parallel=3,
+        temperature_plies=4,
+        max_plies=16,
+        rng=np.random.default_rng(5),
+        value_target_q=value_target_q,
+    )
+    return self_play.play(16)
+
+
+def test_value_targets_blend_outcome_and_root_value_in_the_given_share():
+    outcome, root, half = (finished_games(q) for q in (0.0, 1.0, 0.5))
+    assert [g.plies for g in outcome] == [g.plies for g in root] == [g.plies for g in half]  # same games
+    for pure, searched, blended in zip(outcome, root, half):
+        movers = np.arange(pure.plies) % 2
+        np.testing.assert_array_equal(pure.values[:, 0], pure.returns[movers])  # the outcome, mover's seat
+        assert not np.allclose(searched.values, pure.values)
+        assert np.all(np.abs(searched.values) <= 0.5 + 1e-6)  # means of the evaluator's values
+        np.testing.assert_allclose(blended.values, (pure.values + searched.values) / 2, atol=1e-6)
+
+
+@pytest.mark.parametrize("share", [-0.1, 1.5])
+def test_value_target_share_out_of_range_is_refused(share):
+    with pytest.raises(ValueError, match="value_target_q"):
+        Args(value_target_q=share)
+
+
+def test_value_target_blend_is_refused_for_four_players():
+    with pytest.raises(ValueError, match="value_target_q"):
+        Args(game="four_player", value_target_q=0.5)
+    with pytest.raises(ValueError, match="four-player"):
+        SelfPlay("four_player", position_dependent_evaluator, MCTSConfig(), 1, 0, 10, np.random.default_rng(0), 0.5)
