@@ -161,11 +161,8 @@ class FourBoard {
     // would have before (RULES.md section 8): stalemated players score 20; mated ones score nothing.
     void settle() {
         if (teams_ || !stack_.empty()) return;
-        std::vector<int> moves;
         while (!s_.game_over) {
-            moves.clear();
-            generate(s_.turn, moves);
-            if (!moves.empty()) break;
+            if (has_legal_move(s_.turn)) break;
             int stuck = s_.turn;
             bool stalemated = !in_check(stuck);
             eliminate(stuck);
@@ -274,7 +271,20 @@ class FourBoard {
     }
 
     // The legal moves of `colour` as if it were to move.
-    void generate(int colour, std::vector<int>& moves) const {
+    void generate(int colour, std::vector<int>& moves) const { generate_moves<false>(colour, moves); }
+
+    // Whether `colour` has a legal move: the generator stopped at the first piece that has one
+    // (what the FFA end-of-move rules ask of every player, far more often than the moves themselves).
+    bool has_legal_move(int colour) const {
+        thread_local std::vector<int> scratch;
+        scratch.clear();
+        generate_moves<true>(colour, scratch);
+        return !scratch.empty();
+    }
+
+  private:
+    template <bool ANY>
+    void generate_moves(int colour, std::vector<int>& moves) const {
         const Tables& t = tables();
         const auto& sq = s_.squares;
         const bool* hostile = t.hostile[teams_][colour];
@@ -407,11 +417,12 @@ class FourBoard {
                         break;
                     }
             }
+            if constexpr (ANY)
+                if (!moves.empty()) return;
         }
         if (king >= 0) king_moves(colour, king, moves, hostile, capturable, checkers == 0);
     }
 
-  private:
     static void single_checker(int target, int& checkers, Squares& block, bool& has_block) {
         ++checkers;
         block = Squares();
@@ -504,20 +515,24 @@ class FourBoard {
                 if ((victim & 7) == KING) eliminate(victim >> 3);
             }
         if (count_live() <= 1) return;
+        // Only a king in check at all can be checked by the mover: one attack test per king, mostly.
+        bool checks[4]{};
         int checked = 0;
-        for (int c = 0; c < 4; ++c)
-            if (c != mover && s_.live[c] && s_.kings[c] >= 0 && attacked(s_.kings[c], t.own[mover])) ++checked;
+        for (int c = 0; c < 4; ++c) {
+            checks[c] = c != mover && in_check(c);
+            if (checks[c] && attacked(s_.kings[c], t.own[mover])) ++checked;
+        }
         if (checked >= 2) {
             int queen = (piece & 7) == QUEEN || (piece & 7) == PROMOTED_QUEEN ? 0 : 1;
             s_.points[mover] += (checked == 2 ? DOUBLE_CHECK_POINTS : TRIPLE_CHECK_POINTS)[queen];
         }
-        std::vector<int> scratch;
+        bool eliminated = false;
         for (int step = 1; step <= 3; ++step) {
             int c = (mover + step) % 4;
-            if (!s_.live[c] || !in_check(c)) continue;
-            scratch.clear();
-            generate(c, scratch);
-            if (scratch.empty()) {
+            // A mated player's pieces die and give no more checks: test again after an elimination.
+            if (!s_.live[c] || !checks[c] || (eliminated && !in_check(c))) continue;
+            if (!has_legal_move(c)) {
+                eliminated = true;
                 eliminate(c);
                 s_.points[mover] += CHECKMATE_POINTS;
                 if (count_live() <= 1) return;
@@ -547,13 +562,7 @@ class FourBoard {
             next = (next + 1) % 4;
             if (!s_.live[next]) continue;
             s_.turn = next;
-            if (teams_) return;
-            moves_.clear();
-            generate(next, moves_);
-            if (!moves_.empty()) {
-                moves_ready_ = true;
-                return;
-            }
+            if (teams_ || has_legal_move(next)) return;  // its moves are generated when asked for
             eliminate(next);
             s_.points[next] += STALEMATE_POINTS;
             if (count_live() <= 1) {
@@ -841,29 +850,36 @@ class FourGame {
         return table;
     }
 
-    static const std::array<u64, 64 * SQUARES + 64>& zobrist_keys() {
-        static std::array<u64, 64 * SQUARES + 64> keys = [] {
-            std::array<u64, 64 * SQUARES + 64> k{};
+    static u64 mix(u64 z) {  // splitmix64's finaliser
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    }
+
+    static constexpr int WORDS = (SQUARES + 7) / 8;
+
+    // Random keys: one per 8-square word of the board, then the extras of position_key().
+    static const std::array<u64, WORDS + 64>& zobrist_keys() {
+        static std::array<u64, WORDS + 64> keys = [] {
+            std::array<u64, WORDS + 64> k{};
             u64 state = 0x4F1BBCDCBFA53E0BULL;
-            for (u64& key : k) {
-                u64 z = (state += 0x9E3779B97F4A7C15ULL);
-                z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-                z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-                key = z ^ (z >> 31);
-            }
+            for (u64& key : k) key = mix(state += 0x9E3779B97F4A7C15ULL);
             return k;
         }();
         return keys;
     }
 
-    // The repetition key: squares, side to move, castling rights, live en passant targets, live players.
+    // The repetition key: squares, side to move, castling rights, live en passant targets, live
+    // players. The board is hashed 8 squares per word (independent multiplies, no table lookups
+    // per square): it is computed after every move the search plays.
     u64 position_key() const {
         const FourState& s = board_.state();
         const auto& z = zobrist_keys();
+        u64 words[WORDS] = {};
+        std::memcpy(words, s.squares.data(), SQUARES);
         u64 key = 0;
-        for (int sq = 0; sq < SQUARES; ++sq)
-            if (s.squares[std::size_t(sq)]) key ^= z[std::size_t(s.squares[std::size_t(sq)]) * SQUARES + std::size_t(sq)];
-        const u64* extra = z.data() + 64 * SQUARES;
+        for (int w = 0; w < WORDS; ++w) key ^= mix(words[w] ^ z[std::size_t(w)]);
+        const u64* extra = z.data() + WORDS;
         key ^= extra[s.turn];
         for (int c = 0; c < 4; ++c) {
             if (s.castling[0][c]) key ^= extra[4 + c];

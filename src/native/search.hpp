@@ -626,11 +626,9 @@ class Search {
         const Node& node = tree.node(n);
         std::size_t me = std::size_t(node.player);
         const std::size_t first = std::size_t(node.first);
-        if (!is_root)  // below the root a proven win is all there is to know
-            for (int k = 0; k < node.count; ++k) {
-                int c = tree.child[first + std::size_t(k)];
-                if (c >= 0 && tree.node(c).proven && tree.node(c).proof[me] >= 1.0) return k;
-            }
+        // No scan for a child that is a proven win (the reference's shortcut below the root): the
+        // backup that proves such a child proves this node too (solve), and the descent stops at
+        // proven nodes, so below the root the scan never finds one.
         double total = 0, value_sum = 0;
         for (int k = 0; k < node.count; ++k) {
             total += tree.visits[first + std::size_t(k)];
