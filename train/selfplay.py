@@ -5,7 +5,8 @@ together (the leaves of every tree in one network call per wave), records the po
 search's policy target and the mover, and plays the chosen move, keeping the subtree (tree
 reuse). A game that ends, or reaches ``max_plies``, comes back as a :class:`FinishedGame` with
 its value targets filled in: the outcome, or in two-player games optionally a blend of the outcome
-and the search's root value (``value_target_q``), which is less noisy than one game's result. It owns no optimizer and no replay buffer: the learner does.
+and the search's root value (``value_target_q``), which is less noisy than one game's result.
+It owns no optimizer and no replay buffer: the learner does.
 """
 
 from __future__ import annotations
