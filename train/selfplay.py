@@ -115,7 +115,7 @@ class SelfPlay:
                 game.actions.append(tree.visit_counts()[0])
                 game.policies.append(self.mcts.improved_policy(tree).astype(np.float32))
                 game.movers.append(state.current_player)
-                game.root_values.append(root_value(tree))
+                game.root_values.append(root_value(tree) if self.value_target_q else 0.0)
                 tree.advance(self.mcts.choose(tree, 1.0 if plies < self.temperature_plies else 0.0))
                 if tree.state.is_terminal() or plies + 1 >= self.max_plies:
                     finished.append(self._finish(game))
