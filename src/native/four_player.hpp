@@ -785,7 +785,7 @@ class FourGame {
     void observation(int player, T* out) const {
         const FourState& s = board_.state();
         const int plane = SQUARES;
-        std::fill(out, out + std::size_t(num_planes()) * plane, T(0));
+        std::fill(out, out + std::size_t(PLANES_PER_STEP) * history_ * plane, T(0));
         const T one = plane_value<T>(1.0f);
         int positions = int(frames_.size());
         int steps = std::min(history_, positions);
@@ -794,9 +794,10 @@ class FourGame {
         for (int t = 0; t < steps; ++t) {
             const auto& frame = frames_[std::size_t(positions - 1 - t)];
             T* base = out + std::size_t(t) * PLANES_PER_STEP * plane;
+            T sink;  // empty squares write here: a select instead of a branch the occupancy would mispredict
             for (int rel = 0; rel < SQUARES; ++rel) {
                 int p = plane_of[frame[std::size_t(from_frame[rel])]];
-                if (p < PLANES_PER_STEP) base[p * plane + rel] = one;
+                *(p < PLANES_PER_STEP ? base + p * plane + rel : &sink) = one;
             }
         }
         float meta[META_PLANES] = {};

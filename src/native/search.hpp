@@ -140,6 +140,7 @@ struct Node {
     int depth = 0;  // plies to the end along the proof, once proven
     int n = 0;      // simulations backed up through this node
     int first = 0, count = 0;
+    double visit_sum = 0, value_sum = 0;  // over the node's edges, kept up to date for select()
     Values value{};   // per seat: the network's estimate, or the game's returns when terminal
     Values proof{};   // per seat: the exact value once proven
 };
@@ -334,27 +335,27 @@ class Search {
         if (players_ == 2 ? value_cols < 1 : value_cols != std::size_t(players_))
             throw std::invalid_argument("the evaluator must give " + std::to_string(players_ == 2 ? 1 : players_) +
                                         " values a position, got " + std::to_string(value_cols));
-        std::vector<Pending> pending = std::move(pending_);
-        pending_.clear();
         for (std::size_t i = 0; i < n; ++i) {
-            Pending& p = pending[i];
+            const Pending& p = pending_[i];
             const float* row = logits + i * logit_cols;
             const float* value_row = values + i * value_cols;
-            std::vector<float> legal(p.actions.size());
-            for (std::size_t k = 0; k < legal.size(); ++k) legal[k] = row[p.actions[k]];
-            if (p.keyed) cache_->put(p.key, legal, std::vector<float>(value_row, value_row + value_cols));
+            const std::int64_t* actions = wave_actions_.data() + p.first_action;
+            legal_.resize(std::size_t(p.count));
+            for (std::size_t k = 0; k < legal_.size(); ++k) legal_[k] = row[actions[k]];
+            if (p.keyed) cache_->put(p.key, legal_, std::vector<float>(value_row, value_row + value_cols));
             Node proto;
             proto.player = p.player;
             proto.value = seat_values(p.player, value_row);
             Tree<G>& tree = *p.tree;
-            int node = tree.add_node(proto, p.actions.data(), p.moves.data(), int(p.actions.size()), legal.data());
+            int node = tree.add_node(proto, actions, wave_moves_.data() + p.first_action, p.count, legal_.data());
             if (p.parent < 0) {
                 tree.set_root(node);
             } else {
                 tree.child[std::size_t(p.edge)] = node;
-                backup(tree, p.path, tree.node(node).value);
+                backup(tree, wave_paths_.data() + p.first_step, p.steps, tree.node(node).value);
             }
         }
+        clear_wave();
     }
 
     // Root noise (drawn by Python): prior = (1 - fraction) * prior + fraction * noise.
@@ -447,11 +448,13 @@ class Search {
     }
 
   private:
+    // A leaf waiting for the network. Its path from the root and its legal actions and moves are
+    // slices of the wave's arrays (no allocation per leaf).
     struct Pending {
         Tree<G>* tree;
-        std::vector<std::pair<int, int>> path;  // (node, edge index k) from the root
-        std::vector<std::int64_t> actions;
-        std::vector<std::uint32_t> moves;
+        std::size_t first_step, steps;  // wave_paths_ slice: (node, edge index k) from the root
+        std::size_t first_action;       // wave_actions_ / wave_moves_ slice
+        int count;
         int player;
         Key key;
         bool keyed;
@@ -459,8 +462,15 @@ class Search {
         int edge;    // absolute edge index into the tree's arrays
     };
 
-    void start_wave(Planes planes, std::size_t rows) {
+    void clear_wave() {
         pending_.clear();
+        wave_paths_.clear();
+        wave_actions_.clear();
+        wave_moves_.clear();
+    }
+
+    void start_wave(Planes planes, std::size_t rows) {
+        clear_wave();
         planes_ = planes;
         rows_ = rows;
     }
@@ -516,9 +526,11 @@ class Search {
                 return tree.add_node(proto, actions_.data(), moves_.data(), count, hit->logits.data());
             }
         }
-        pending_.push_back(Pending{&tree, path, std::vector<std::int64_t>(actions_.begin(), actions_.begin() + count),
-                                   std::vector<std::uint32_t>(moves_.begin(), moves_.begin() + count), player, key,
+        pending_.push_back(Pending{&tree, wave_paths_.size(), path.size(), wave_actions_.size(), count, player, key,
                                    keyed, parent, edge});
+        wave_paths_.insert(wave_paths_.end(), path.begin(), path.end());
+        wave_actions_.insert(wave_actions_.end(), actions_.begin(), actions_.begin() + count);
+        wave_moves_.insert(wave_moves_.end(), moves_.begin(), moves_.begin() + count);
         return -1;
     }
 
@@ -535,9 +547,12 @@ class Search {
             while (true) {
                 int k = select(tree, node, path.empty());
                 path.emplace_back(node, k);
-                std::size_t e = std::size_t(tree.node(node).first + k);
+                Node& at = tree.mutable_node(node);
+                std::size_t e = std::size_t(at.first + k);
                 tree.visits[e] += vl;
                 tree.values[e] -= vl;
+                at.visit_sum += vl;
+                at.value_sum -= vl;
                 game.play_move(tree.move[e]);
                 child = tree.child[e];
                 if (child < 0 || tree.node(child).proven) break;
@@ -557,9 +572,12 @@ class Search {
             for (std::size_t u = 0; u < path.size(); ++u) game.undo();
             if (waiting) {  // the same leaf already waits for the network: stop this wave
                 for (auto [n, j] : path) {
-                    std::size_t ej = std::size_t(tree.node(n).first + j);
+                    Node& at = tree.mutable_node(n);
+                    std::size_t ej = std::size_t(at.first + j);
                     tree.visits[ej] -= vl;
                     tree.values[ej] += vl;
+                    at.visit_sum -= vl;
+                    at.value_sum += vl;
                 }
                 break;
             }
@@ -567,24 +585,28 @@ class Search {
             if (leaf >= 0) {
                 if (child < 0) tree.child[std::size_t(edge)] = leaf;
                 const Node& l = tree.node(leaf);
-                backup(tree, path, l.proven ? l.proof : l.value);
+                backup(tree, path.data(), path.size(), l.proven ? l.proof : l.value);
             }
         }
         return started;
     }
 
-    void backup(Tree<G>& tree, const std::vector<std::pair<int, int>>& path, Values value) {
+    void backup(Tree<G>& tree, const std::pair<int, int>* path, std::size_t steps, Values value) {
         const double vl = config_.virtual_loss;
-        for (auto [n, k] : path) {
+        for (std::size_t i = 0; i < steps; ++i) {
+            auto [n, k] = path[i];
             Node& node = tree.mutable_node(n);
             std::size_t e = std::size_t(node.first + k);
+            double gain = value[std::size_t(node.player)] + vl;
             tree.visits[e] += 1 - vl;
-            tree.values[e] += value[std::size_t(node.player)] + vl;
+            tree.values[e] += gain;
+            node.visit_sum += 1 - vl;
+            node.value_sum += gain;
             node.n += 1;
         }
         ++simulations_done;
-        for (auto it = path.rbegin(); it != path.rend(); ++it)
-            if (!solve(tree, it->first, it->second)) break;
+        for (std::size_t i = steps; i-- > 0;)
+            if (!solve(tree, path[i].first, path[i].second)) break;
     }
 
     // An MCTS-solver step: mark the node proven when a child wins outright for its mover or every
@@ -629,11 +651,7 @@ class Search {
         // No scan for a child that is a proven win (the reference's shortcut below the root): the
         // backup that proves such a child proves this node too (solve), and the descent stops at
         // proven nodes, so below the root the scan never finds one.
-        double total = 0, value_sum = 0;
-        for (int k = 0; k < node.count; ++k) {
-            total += tree.visits[first + std::size_t(k)];
-            value_sum += tree.values[first + std::size_t(k)];
-        }
+        const double total = node.visit_sum, value_sum = node.value_sum;
         double c = config_.c_puct_init + std::log((1 + total + config_.c_puct_base) / config_.c_puct_base);
         double unvisited;
         if (is_root && config_.has_root_fpu) {
@@ -645,12 +663,20 @@ class Search {
         double root_total = std::sqrt(std::max(total, 1.0));
         int best = 0;
         double best_score = -INFINITY;
+        // An unvisited edge (no child yet) scores unvisited + c * prior * root_total, which never
+        // falls as the prior rises when c >= 0: one whose prior is no higher than an earlier
+        // unvisited one's cannot be strictly better (the first maximum wins), so it is skipped.
+        double unvisited_prior = c >= 0 ? -INFINITY : INFINITY;
         for (int k = 0; k < node.count; ++k) {
             std::size_t e = first + std::size_t(k);
             double v = tree.visits[e];
+            int ch = tree.child[e];
+            if (v == 0 && ch < 0 && unvisited_prior < INFINITY) {
+                if (tree.prior[e] <= unvisited_prior) continue;
+                unvisited_prior = tree.prior[e];
+            }
             double q = v > 0 ? tree.values[e] / std::max(v, 1e-9) : unvisited;
             double score = q + c * tree.prior[e] * root_total / (1.0 + v);
-            int ch = tree.child[e];
             if (ch >= 0 && tree.node(ch).proven && tree.node(ch).proof[me] <= -1.0) score -= 1e6;
             if (score > best_score) {
                 best_score = score;
@@ -711,6 +737,10 @@ class Search {
     std::vector<Tree<G>*> live_;
     std::vector<std::int64_t> actions_;
     std::vector<std::uint32_t> moves_;
+    std::vector<std::pair<int, int>> wave_paths_;
+    std::vector<std::int64_t> wave_actions_;
+    std::vector<std::uint32_t> wave_moves_;
+    std::vector<float> legal_;
     Planes planes_;
     std::size_t rows_ = 0;
 };
