@@ -4,7 +4,9 @@
   outputs), so the numbers are the search and game code alone, planes as self-play hands them
   (``--planes uint8``, the default; ``float32`` for the config's default). Native search against the
   Python reference (``agents/alphazero/reference_mcts.py``), same trees, same settings, for Los
-  Alamos, chess and four-player chess; the ratio is native / Python.
+  Alamos, chess and four-player chess; the ratio is native / Python. The native search runs with one
+  thread and with ``--threads`` (default: the CPU count) descending trees in parallel; the Python
+  search has one.
 * real network (Los Alamos, the seed's 48x7 network with random weights): native batched,
   Python batched, and the Python search one game and one leaf at a time (batch size 1, as a
   plain AlphaZero implementation runs it); ``--share`` is the part of the wall time spent
@@ -17,6 +19,7 @@ repetitions. Run: ``python benchmarks/mcts_throughput.py [--device cuda]``.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import time
@@ -79,6 +82,7 @@ def measure(
     native: bool,
     together: bool = True,
     planes: str = "uint8",
+    threads: int = 1,
 ) -> tuple[float, float, float]:
     """(simulations/s, network positions/s, share of wall time in the network) of one move's search per text.
 
@@ -87,7 +91,7 @@ def measure(
     searches alike.
     """
     players = new_state(game).num_players
-    config = MCTSConfig(simulations=simulations, leaves_per_tree=leaves, cache_mb=0, planes=planes)
+    config = MCTSConfig(simulations=simulations, leaves_per_tree=leaves, cache_mb=0, planes=planes, threads=threads)
     timed = TimedEvaluator(evaluator)
     mcts = (MCTS if native else ReferenceMCTS)(timed, players, config, np.random.default_rng(0))
 
@@ -116,23 +120,29 @@ def measure(
 
 
 def free_network(args: argparse.Namespace) -> None:
+    threads = args.threads
     print(
         f"free network: {args.free_games} games searched together, {args.simulations} simulations, "
-        f"{args.leaves} leaves per tree, {args.planes} planes, one process"
+        f"{args.leaves} leaves per tree, {args.planes} planes, one process; native with 1 and {threads} threads"
     )
-    print(f"{'game':<12} {'native sims/s':>14} {'python sims/s':>14} {'ratio':>7}")
+    print(
+        f"{'game':<12} {'native 1 thr':>13} {f'native {threads} thr':>13} {'python':>9} "
+        f"{'ratio 1 thr':>12} {f'ratio {threads} thr':>12}"
+    )
     for game in GAMES:
         state = new_state(game)
         evaluator = FreeNetwork(
             state.num_actions, 1 if state.num_players == 2 else state.num_players, args.free_games * args.leaves
         )
-        native, python = [], []
+        single, multi, python = [], [], []
         for repetition in range(args.repetitions):
             texts = openings(game, args.free_games, repetition)
-            native.append(measure(game, evaluator, texts, args.simulations, args.leaves, True, planes=args.planes)[0])
-            python.append(measure(game, evaluator, texts, args.simulations, args.leaves, False, planes=args.planes)[0])
-        fast, slow = statistics.median(native), statistics.median(python)
-        print(f"{game:<12} {fast:>14,.0f} {slow:>14,.0f} {fast / slow:>7.1f}")
+            settings = (texts, args.simulations, args.leaves)
+            single.append(measure(game, evaluator, *settings, True, planes=args.planes)[0])
+            multi.append(measure(game, evaluator, *settings, True, planes=args.planes, threads=threads)[0])
+            python.append(measure(game, evaluator, *settings, False, planes=args.planes)[0])
+        one, many, slow = statistics.median(single), statistics.median(multi), statistics.median(python)
+        print(f"{game:<12} {one:>13,.0f} {many:>13,.0f} {slow:>9,.0f} {one / slow:>12.1f} {many / slow:>12.1f}")
 
 
 def real_network(args: argparse.Namespace) -> None:
@@ -179,6 +189,9 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=7)
     parser.add_argument("--filters", type=int, default=48)
     parser.add_argument("--only", choices=("free", "real"), help="run one of the two parts")
+    parser.add_argument(
+        "--threads", type=int, default=os.cpu_count() or 1, help="native search threads beside one (free network)"
+    )
     parser.add_argument(
         "--planes",
         choices=("uint8", "float32"),

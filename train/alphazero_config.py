@@ -38,6 +38,7 @@ class Args:
     games_in_parallel: int = arg(64, "self-play games searched together (one network batch)")
     simulations: int = arg(64, "MCTS simulations per move")
     leaves_per_tree: int = arg(4, "in-flight simulations per tree per batch (virtual loss)")
+    search_threads: int = arg(1, "threads the native search walks the games' trees with (for when the network is fast)")
     dirichlet_alpha: float = arg(0.5, "root Dirichlet noise concentration")
     dirichlet_fraction: float = arg(0.25, "share of the root prior replaced by noise")
     temperature_plies: int = arg(10, "plies per game played by sampling visits (temperature 1), then argmax")
@@ -86,6 +87,7 @@ class Args:
             "moves_per_iteration",
             "checkpoint_every",
             "leaves_per_tree",
+            "search_threads",
             "max_plies",
             "total_steps",
             "ray_workers",
@@ -107,6 +109,7 @@ UPPER_BOUNDS = {
     "games_in_parallel": 4_096,
     "simulations": 100_000,
     "leaves_per_tree": 256,
+    "search_threads": 256,
     "batch_size": 65_536,
 }
 """Sizes past these are typing mistakes (the network's are its loader's limits)."""
@@ -207,6 +210,7 @@ def self_play_search(args: Args) -> MCTSConfig:
     return MCTSConfig(
         simulations=args.simulations,
         leaves_per_tree=args.leaves_per_tree,
+        threads=args.search_threads,
         dirichlet_alpha=args.dirichlet_alpha,
         dirichlet_fraction=args.dirichlet_fraction,
         gumbel=args.gumbel,

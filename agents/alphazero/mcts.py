@@ -215,6 +215,7 @@ class MCTS:
             leaves_per_tree=config.leaves_per_tree,
             gumbel_c_visit=config.gumbel_c_visit,
             gumbel_c_scale=config.gumbel_c_scale,
+            threads=config.threads,
         )
         self._searches[type(state._game)] = search
         return search

@@ -47,10 +47,16 @@ class MCTSConfig:
     """actions considered at the root by the Gumbel search"""
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 1.0
+    threads: int = 1
+    """trees the native search descends in parallel in each wave (same results as 1: each tree is
+    walked by one thread, its leaves queued in order); pays off when the search, not the network,
+    is the bottleneck, e.g. with a GPU. The Python reference search ignores it."""
     planes: str = "float32"
     """what the evaluator is given: float32 planes, or ``uint8`` (:func:`quantize_planes`: a
     quarter of the bytes to write and to move to a GPU; what self-play and the agent use)"""
 
     def __post_init__(self) -> None:
+        if self.threads < 1:
+            raise ValueError(f"threads must be >= 1, got {self.threads}")
         if self.planes not in ("float32", "uint8"):
             raise ValueError(f"planes must be float32 or uint8, got {self.planes!r}")

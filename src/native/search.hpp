@@ -11,15 +11,20 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <list>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
 #include <vector>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace chess_envs {
 namespace search {
@@ -34,6 +39,7 @@ struct Config {
     int leaves_per_tree = 8;
     double gumbel_c_visit = 50.0;
     double gumbel_c_scale = 1.0;
+    int threads = 1;  // trees descended in parallel during collect()
 };
 
 constexpr int MAX_SEATS = 4;
@@ -275,12 +281,14 @@ class Search {
           num_actions_(num_actions) {
         if (num_players < 2 || num_players > MAX_SEATS) throw std::invalid_argument("num_players must be 2..4");
         if (config.leaves_per_tree < 1) throw std::invalid_argument("leaves_per_tree must be >= 1");
+        if (config.threads < 1) throw std::invalid_argument("threads must be >= 1");
+        shards_.resize(std::size_t(config.threads));
     }
 
     const Config& config() const { return config_; }
     Cache& cache() { return *cache_; }
     std::size_t planes_size() const { return planes_size_; }
-    long long simulations_done = 0;
+    std::atomic<long long> simulations_done{0};
 
     // Root nodes for the trees that have none: terminal or cached ones at once, the rest written
     // into `planes` for the network. Returns how many rows of `planes` to evaluate.
@@ -289,10 +297,10 @@ class Search {
         for (Tree<G>* tree : trees)
             if (!tree->has_root()) {
                 std::vector<std::pair<int, int>> path;
-                int leaf = make_leaf(*tree, path, -1, -1);
+                int leaf = make_leaf(*tree, shards_[0], path, -1, -1);
                 if (leaf >= 0) tree->set_root(leaf);
             }
-        return int(pending_.size());
+        return finish_wave();
     }
 
     // Give every tree with a live root `budget` simulations; returns each tree's liveness.
@@ -317,14 +325,32 @@ class Search {
                     live_.end());
         if (live_.empty()) return -1;
         start_wave(planes, rows);
-        for (Tree<G>* tree : live_) tree->remaining -= collect_tree(*tree, std::min(config_.leaves_per_tree, tree->remaining));
-        return int(pending_.size());
+        auto descend = [this](Tree<G>* tree, Shard& shard) {
+            tree->remaining -= collect_tree(*tree, shard, std::min(config_.leaves_per_tree, tree->remaining));
+        };
+        if (!parallel()) {
+            for (Tree<G>* tree : live_) descend(tree, shards_[0]);
+            return finish_wave();
+        }
+        std::exception_ptr error;
+        const int count = int(live_.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(config_.threads)
+        for (int i = 0; i < count; ++i) {
+            try {
+                descend(live_[std::size_t(i)], shards_[std::size_t(thread_index())]);
+            } catch (...) {
+#pragma omp critical(chess_envs_search_error)
+                if (!error) error = std::current_exception();
+            }
+        }
+        if (error) std::rethrow_exception(error);
+        return finish_wave();
     }
 
     // The network's outputs for the rows of the last expand_roots() or collect().
     void receive(const float* logits, std::size_t logit_rows, std::size_t logit_cols, const float* values,
                  std::size_t value_rows, std::size_t value_cols) {
-        std::size_t n = pending_.size();
+        std::size_t n = order_.size();
         if (logit_rows != n || value_rows != n)
             throw std::invalid_argument("the evaluator must give one row of logits and values per position: got " +
                                         std::to_string(logit_rows) + " and " + std::to_string(value_rows) + " for " +
@@ -336,10 +362,11 @@ class Search {
             throw std::invalid_argument("the evaluator must give " + std::to_string(players_ == 2 ? 1 : players_) +
                                         " values a position, got " + std::to_string(value_cols));
         for (std::size_t i = 0; i < n; ++i) {
-            const Pending& p = pending_[i];
+            const Shard& shard = shards_[std::size_t(order_[i].first)];
+            const Pending& p = shard.pending[std::size_t(order_[i].second)];
             const float* row = logits + i * logit_cols;
             const float* value_row = values + i * value_cols;
-            const std::int64_t* actions = wave_actions_.data() + p.first_action;
+            const std::int64_t* actions = shard.actions.data() + p.first_action;
             legal_.resize(std::size_t(p.count));
             for (std::size_t k = 0; k < legal_.size(); ++k) legal_[k] = row[actions[k]];
             if (p.keyed) cache_->put(p.key, legal_, std::vector<float>(value_row, value_row + value_cols));
@@ -347,12 +374,12 @@ class Search {
             proto.player = p.player;
             proto.value = seat_values(p.player, value_row);
             Tree<G>& tree = *p.tree;
-            int node = tree.add_node(proto, actions, wave_moves_.data() + p.first_action, p.count, legal_.data());
+            int node = tree.add_node(proto, actions, shard.moves.data() + p.first_action, p.count, legal_.data());
             if (p.parent < 0) {
                 tree.set_root(node);
             } else {
                 tree.child[std::size_t(p.edge)] = node;
-                backup(tree, wave_paths_.data() + p.first_step, p.steps, tree.node(node).value);
+                backup(tree, shard.paths.data() + p.first_step, p.steps, tree.node(node).value);
             }
         }
         clear_wave();
@@ -448,12 +475,13 @@ class Search {
     }
 
   private:
-    // A leaf waiting for the network. Its path from the root and its legal actions and moves are
-    // slices of the wave's arrays (no allocation per leaf).
+    // A leaf waiting for the network in row `row` of the planes. Its path from the root and its
+    // legal actions and moves are slices of its shard's arrays (no allocation per leaf).
     struct Pending {
         Tree<G>* tree;
-        std::size_t first_step, steps;  // wave_paths_ slice: (node, edge index k) from the root
-        std::size_t first_action;       // wave_actions_ / wave_moves_ slice
+        std::size_t row;
+        std::size_t first_step, steps;  // paths slice: (node, edge index k) from the root
+        std::size_t first_action;       // actions / moves slice
         int count;
         int player;
         Key key;
@@ -462,11 +490,50 @@ class Search {
         int edge;    // absolute edge index into the tree's arrays
     };
 
+    // What one thread collects in a wave, and its scratch space.
+    struct Shard {
+        std::vector<Pending> pending;
+        std::vector<std::pair<int, int>> paths;
+        std::vector<std::int64_t> actions, scratch_actions;
+        std::vector<std::uint32_t> moves, scratch_moves;
+        std::vector<unsigned char> scratch_row;
+    };
+
+    static int thread_index() {
+#ifdef _OPENMP
+        return omp_get_thread_num();
+#else
+        return 0;
+#endif
+    }
+
+    // Threads pay off with several trees, each walking a game of its own.
+    bool parallel() const {
+        if (config_.threads < 2 || live_.size() < 2) return false;
+        std::vector<const G*> games;
+        for (Tree<G>* tree : live_) games.push_back(&tree->game());
+        std::sort(games.begin(), games.end());
+        return std::adjacent_find(games.begin(), games.end()) == games.end();
+    }
+
     void clear_wave() {
-        pending_.clear();
-        wave_paths_.clear();
-        wave_actions_.clear();
-        wave_moves_.clear();
+        for (Shard& shard : shards_) {
+            shard.pending.clear();
+            shard.paths.clear();
+            shard.actions.clear();
+            shard.moves.clear();
+        }
+        order_.clear();
+        next_row_ = 0;
+    }
+
+    // The pending leaves by row (each tree's in the order it queued them); returns the row count.
+    int finish_wave() {
+        order_.resize(next_row_);
+        for (std::size_t s = 0; s < shards_.size(); ++s)
+            for (std::size_t i = 0; i < shards_[s].pending.size(); ++i)
+                order_[shards_[s].pending[i].row] = {int(s), int(i)};
+        return int(order_.size());
     }
 
     void start_wave(Planes planes, std::size_t rows) {
@@ -489,7 +556,7 @@ class Search {
 
     // A node for the tree's current game position: built at once (returned) when terminal or
     // cached; otherwise queued for the network (returns -1).
-    int make_leaf(Tree<G>& tree, const std::vector<std::pair<int, int>>& path, int parent, int edge) {
+    int make_leaf(Tree<G>& tree, Shard& shard, const std::vector<std::pair<int, int>>& path, int parent, int edge) {
         G& game = tree.game();
         int player = game.side();
         Node proto;
@@ -499,45 +566,57 @@ class Search {
             for (int s = 0; s < players_; ++s) proto.value[std::size_t(s)] = double(game.value(s));
             return tree.add_node(proto, nullptr, nullptr, 0, nullptr);
         }
-        actions_.resize(std::size_t(game.num_moves()) + 1);
-        moves_.resize(actions_.size());
-        int count = game.legal_with_moves(actions_.data(), moves_.data());
-        if (pending_.size() >= rows_) throw std::length_error("the planes buffer has too few rows for this wave");
-        const void* row;
-        std::size_t row_bytes;
-        if (planes_.floats) {
-            float* out = planes_.floats + pending_.size() * planes_size_;
-            game.observation(player, out);
-            row = out;
-            row_bytes = planes_size_ * sizeof(float);
-        } else {
-            std::uint8_t* out = planes_.bytes + pending_.size() * planes_size_;
-            game.observation(player, out);
-            row = out;
-            row_bytes = planes_size_;
-        }
+        std::vector<std::int64_t>& actions = shard.scratch_actions;
+        std::vector<std::uint32_t>& moves = shard.scratch_moves;
+        actions.resize(std::size_t(game.num_moves()) + 1);
+        moves.resize(actions.size());
+        int count = game.legal_with_moves(actions.data(), moves.data());
+        // The planes go straight into the next free row: claimed now when there is no cache, claimed
+        // on a miss when one thread searches; with a cache and several threads they go into the
+        // thread's scratch row, copied to a row claimed on a miss. A hit leaves no hole in the rows.
+        const bool keyed = cache_->enabled(), shared = keyed && config_.threads > 1;
+        std::size_t index = shared ? 0 : keyed ? next_row_.load() : next_row_++;
+        if (!shared && index >= rows_) throw std::length_error("the planes buffer has too few rows for this wave");
+        const std::size_t row_bytes = planes_size_ * (planes_.floats ? sizeof(float) : 1);
+        if (shared) shard.scratch_row.resize(row_bytes);
+        void* row = shared ? static_cast<void*>(shard.scratch_row.data())
+                    : planes_.floats ? static_cast<void*>(planes_.floats + index * planes_size_)
+                                     : static_cast<void*>(planes_.bytes + index * planes_size_);
+        if (planes_.floats) game.observation(player, static_cast<float*>(row));
+        else game.observation(player, static_cast<std::uint8_t*>(row));
         Key key;
-        bool keyed = cache_->enabled();
         if (keyed) {
             key = hash_bytes(row, row_bytes, Key{});
-            key = hash_bytes(actions_.data(), std::size_t(count) * sizeof(std::int64_t), key);
-            if (const Cache::Entry* hit = cache_->get(key)) {
+            key = hash_bytes(actions.data(), std::size_t(count) * sizeof(std::int64_t), key);
+            std::unique_lock<std::mutex> lock(cache_mutex_, std::defer_lock);  // lookups reorder the LRU list
+            if (shared) lock.lock();
+            if (const Cache::Entry* hit = cache_->get(key)) {  // entries stay put until receive()
+                if (shared) lock.unlock();
                 proto.value = seat_values(player, hit->values.data());
-                return tree.add_node(proto, actions_.data(), moves_.data(), count, hit->logits.data());
+                return tree.add_node(proto, actions.data(), moves.data(), count, hit->logits.data());
             }
         }
-        pending_.push_back(Pending{&tree, wave_paths_.size(), path.size(), wave_actions_.size(), count, player, key,
-                                   keyed, parent, edge});
-        wave_paths_.insert(wave_paths_.end(), path.begin(), path.end());
-        wave_actions_.insert(wave_actions_.end(), actions_.begin(), actions_.begin() + count);
-        wave_moves_.insert(wave_moves_.end(), moves_.begin(), moves_.begin() + count);
+        if (shared) {
+            index = next_row_++;
+            if (index >= rows_) throw std::length_error("the planes buffer has too few rows for this wave");
+            std::memcpy(planes_.floats ? static_cast<void*>(planes_.floats + index * planes_size_)
+                                       : static_cast<void*>(planes_.bytes + index * planes_size_),
+                        row, row_bytes);
+        } else if (keyed) {
+            ++next_row_;
+        }
+        shard.pending.push_back(
+            Pending{&tree, index, shard.paths.size(), path.size(), shard.actions.size(), count, player, key, keyed, parent, edge});
+        shard.paths.insert(shard.paths.end(), path.begin(), path.end());
+        shard.actions.insert(shard.actions.end(), actions.begin(), actions.begin() + count);
+        shard.moves.insert(shard.moves.end(), moves.begin(), moves.begin() + count);
         return -1;
     }
 
-    int collect_tree(Tree<G>& tree, int count) {
+    int collect_tree(Tree<G>& tree, Shard& shard, int count) {
         int started = 0;
         const double vl = config_.virtual_loss;
-        std::size_t waiting_from = pending_.size();
+        std::size_t waiting_from = shard.pending.size();
         G& game = tree.game();
         std::vector<std::pair<int, int>> path;
         for (int i = 0; i < count; ++i) {
@@ -565,9 +644,9 @@ class Search {
             if (child >= 0) {
                 leaf = child;
             } else {
-                for (std::size_t p = waiting_from; p < pending_.size(); ++p)
-                    if (pending_[p].edge == edge) waiting = true;
-                leaf = waiting ? -1 : make_leaf(tree, path, parent, edge);
+                for (std::size_t p = waiting_from; p < shard.pending.size(); ++p)
+                    if (shard.pending[p].edge == edge) waiting = true;
+                leaf = waiting ? -1 : make_leaf(tree, shard, path, parent, edge);
             }
             for (std::size_t u = 0; u < path.size(); ++u) game.undo();
             if (waiting) {  // the same leaf already waits for the network: stop this wave
@@ -604,7 +683,7 @@ class Search {
             node.value_sum += gain;
             node.n += 1;
         }
-        ++simulations_done;
+        simulations_done.fetch_add(1, std::memory_order_relaxed);
         for (std::size_t i = steps; i-- > 0;)
             if (!solve(tree, path[i].first, path[i].second)) break;
     }
@@ -733,13 +812,11 @@ class Search {
     std::shared_ptr<Cache> cache_;
     std::size_t planes_size_;
     int num_actions_;
-    std::vector<Pending> pending_;
+    std::vector<Shard> shards_;                   // one per thread
+    std::vector<std::pair<int, int>> order_;     // row -> (shard, pending index), after a wave
+    std::atomic<std::size_t> next_row_{0};       // the next free row of the planes
+    std::mutex cache_mutex_;
     std::vector<Tree<G>*> live_;
-    std::vector<std::int64_t> actions_;
-    std::vector<std::uint32_t> moves_;
-    std::vector<std::pair<int, int>> wave_paths_;
-    std::vector<std::int64_t> wave_actions_;
-    std::vector<std::uint32_t> wave_moves_;
     std::vector<float> legal_;
     Planes planes_;
     std::size_t rows_ = 0;

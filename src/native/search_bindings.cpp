@@ -96,7 +96,7 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
             "__init__",
             [](S* self, int num_players, std::shared_ptr<Cache> cache, int planes_size, int num_actions,
                double c_puct_init, double c_puct_base, double fpu_reduction, bool has_root_fpu, double root_fpu,
-               double virtual_loss, int leaves_per_tree, double gumbel_c_visit, double gumbel_c_scale) {
+               double virtual_loss, int leaves_per_tree, double gumbel_c_visit, double gumbel_c_scale, int threads) {
                 if (!cache) throw std::invalid_argument("cache must not be None");
                 Config c;
                 c.c_puct_init = c_puct_init;
@@ -108,11 +108,12 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
                 c.leaves_per_tree = leaves_per_tree;
                 c.gumbel_c_visit = gumbel_c_visit;
                 c.gumbel_c_scale = gumbel_c_scale;
+                c.threads = threads;
                 new (self) S(c, num_players, std::move(cache), planes_size, num_actions);
             },
             "num_players"_a, "cache"_a, "planes_size"_a, "num_actions"_a, "c_puct_init"_a, "c_puct_base"_a,
             "fpu_reduction"_a, "has_root_fpu"_a, "root_fpu"_a, "virtual_loss"_a, "leaves_per_tree"_a,
-            "gumbel_c_visit"_a, "gumbel_c_scale"_a)
+            "gumbel_c_visit"_a, "gumbel_c_scale"_a, "threads"_a = 1)
         .def(
             "expand_roots",
             [](S& s, const std::vector<T*>& trees, int num_actions, Array<float> planes) {
@@ -142,9 +143,7 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
             "logits"_a, "values"_a)
         .def("take_simulations",
              [](S& s) {
-                 long long done = s.simulations_done;
-                 s.simulations_done = 0;
-                 return done;
+                 return s.simulations_done.exchange(0);
              })
         .def(
             "mix_noise",

@@ -92,6 +92,10 @@ CONFIGS = {
     "gumbel": MCTSConfig(simulations=48, leaves_per_tree=4, gumbel=True, gumbel_considered=8),
     "no root fpu, large virtual loss": MCTSConfig(simulations=64, leaves_per_tree=6, root_fpu=None, virtual_loss=3.0),
     "uint8 planes": MCTSConfig(simulations=64, leaves_per_tree=4, planes="uint8"),
+    "two threads, cache": MCTSConfig(simulations=96, leaves_per_tree=8, threads=2),
+    "three threads, uint8, no cache": MCTSConfig(
+        simulations=64, leaves_per_tree=4, planes="uint8", cache_mb=0, threads=3
+    ),
 }
 
 
@@ -177,3 +181,29 @@ def test_choose_before_search_says_so():
     mcts = MCTS(hashed(10, 1), 2)
     with pytest.raises(RuntimeError, match="search"):
         mcts.choose(SearchTree(new_state("los_alamos")))
+
+
+@pytest.mark.parametrize("cache_mb", [0, 256])
+def test_threads_give_the_single_threaded_trees(cache_mb):
+    """Each tree is walked by one thread and queues its leaves in order, so threads change nothing
+    but the speed; trees that share a game are searched one after the other."""
+    game, texts = "four_player", positions("four_player", 6, seed=11)
+    state = new_state(game)
+    evaluate = hashed(state.num_actions, 4)
+
+    def visits(threads: int, shared: bool) -> list[np.ndarray]:
+        config = MCTSConfig(simulations=48, leaves_per_tree=8, cache_mb=cache_mb, threads=threads)
+        trees = [SearchTree(new_state(game, text)) for text in texts]
+        if shared:
+            trees = trees[:1] * 3
+        MCTS(evaluate, 4, config, np.random.default_rng(0)).search(trees)
+        return [tree.visit_counts()[1] for tree in trees]
+
+    for shared in (False, True):
+        for a, b in zip(visits(1, shared), visits(2, shared)):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_threads_must_be_positive():
+    with pytest.raises(ValueError, match="threads"):
+        MCTSConfig(threads=0)

@@ -24,7 +24,8 @@ def run(tmp_path: Path, *flags: str) -> Path:
 
 @pytest.mark.parametrize("game", ["los_alamos", "chess", "four_player"])
 def test_smoke_preset_trains_checkpoints_logs_and_resumes(tmp_path, game):
-    path = run(tmp_path, "--game", game, "--run-name", game)
+    threads = ["--search-threads", "2"] if game == "four_player" else []  # the threaded search in self-play
+    path = run(tmp_path, "--game", game, "--run-name", game, *threads)
     run_dir = tmp_path / game
     first = load_checkpoint(path, game)
     counters = first["counters"]
@@ -33,7 +34,9 @@ def test_smoke_preset_trains_checkpoints_logs_and_resumes(tmp_path, game):
     metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
     assert len(metrics) == 3 and "losses/policy" in metrics[-1] and "eval/score_vs_greedy" in metrics[-1]
     assert "replay" not in first and first["replay_added"] > 0 and (run_dir / "replay.npz").exists()
-    resumed = load_checkpoint(run(tmp_path, "--game", game, "--run-name", game, "--resume", "--iterations", "5"))
+    resumed = load_checkpoint(
+        run(tmp_path, "--game", game, "--run-name", game, "--resume", "--iterations", "5", *threads)
+    )
     after = resumed["counters"]
     assert after["iteration"] == 5 and after["learner_steps"] > counters["learner_steps"]
     assert after["games"] >= counters["games"] and after["positions"] >= counters["positions"]
