@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Iterator
 
 import chess
 import chess.engine
@@ -48,6 +49,64 @@ class _Limits:
             if value is not None:
                 parts += [key, str(value)]
         return " ".join(parts)
+
+
+class UciProcess:
+    """An engine process spoken to in plain UCI lines (for what python-chess cannot describe:
+    Fairy-Stockfish's variants, and multi-PV analysis of any variant)."""
+
+    def __init__(self, executable: str, name: str) -> None:
+        self.name = name
+        try:
+            self.process = subprocess.Popen(
+                [executable],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                bufsize=1,
+            )
+        except OSError as error:
+            raise AgentError(f"could not start {executable}: {error}") from error
+        self.send("uci")
+        self.read_until("uciok")
+
+    def send(self, line: str) -> None:
+        try:
+            self.process.stdin.write(line + "\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError) as error:
+            raise AgentError(f"{self.name} is not running (exit code {self.process.poll()})") from error
+
+    def lines_until(self, prefix: str) -> Iterator[str]:
+        """The engine's lines up to and including the first that starts with ``prefix``."""
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise AgentError(f"{self.name} ended while we waited for {prefix!r} (exit code {self.process.wait()})")
+            yield line.strip()
+            if line.startswith(prefix):
+                return
+
+    def read_until(self, prefix: str) -> str:
+        """The first line that starts with ``prefix`` (the lines before it are skipped)."""
+        *_, last = self.lines_until(prefix)
+        return last
+
+    def ready(self) -> None:
+        self.send("isready")
+        self.read_until("readyok")
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            try:
+                self.send("quit")
+                self.process.wait(timeout=5)
+            except (AgentError, subprocess.TimeoutExpired):
+                self.process.kill()
+                self.process.wait()
+        self.process.stdin.close()
+        self.process.stdout.close()
 
 
 @register_agent("stockfish")
@@ -125,58 +184,23 @@ class FairyStockfishAgent:
             raise ValueError(f"fairy-stockfish agent: no variant for game {game!r}")
         self.name = "fairy-stockfish"
         self.limits = _Limits(skill, depth, nodes, movetime)
-        executable = _find_binary(path or binary, "fairy-stockfish")
-        self.process = subprocess.Popen(
-            [executable],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            bufsize=1,
-        )
-        self._send("uci")
-        self._read_until("uciok")
-        self._send(f"setoption name UCI_Variant value {_VARIANTS[game]}")
+        self.engine = UciProcess(_find_binary(path or binary, "fairy-stockfish"), "fairy-stockfish")
+        self.engine.send(f"setoption name UCI_Variant value {_VARIANTS[game]}")
         if self.limits.skill is not None:
-            self._send(f"setoption name Skill Level value {self.limits.skill}")
-        self._send("isready")
-        self._read_until("readyok")
-
-    def _send(self, line: str) -> None:
-        try:
-            self.process.stdin.write(line + "\n")
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError) as error:
-            raise AgentError(f"fairy-stockfish is not running (exit code {self.process.poll()})") from error
-
-    def _read_until(self, prefix: str) -> str:
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                raise AgentError(
-                    f"fairy-stockfish ended while we waited for {prefix!r} (exit code {self.process.wait()})"
-                )
-            if line.startswith(prefix):
-                return line.strip()
+            self.engine.send(f"setoption name Skill Level value {self.limits.skill}")
+        self.engine.ready()
 
     def reset(self, seed: int | None = None) -> None:
         """``ucinewgame``: the engine's hash is cleared between games (it has no seed)."""
-        self._send("ucinewgame")
+        self.engine.send("ucinewgame")
 
     def select_action(self, state: GameState) -> int:
-        self._send(f"position fen {state.to_text()}")
-        self._send(self.limits.go_command())
-        words = self._read_until("bestmove").split()
+        self.engine.send(f"position fen {state.to_text()}")
+        self.engine.send(self.limits.go_command())
+        words = self.engine.read_until("bestmove").split()
         if len(words) < 2 or words[1] in ("(none)", "0000"):
             raise AgentError(f"fairy-stockfish found no move in {state.to_text()}")
         return state.move_to_action(words[1])
 
     def close(self) -> None:
-        if self.process.poll() is None:
-            try:
-                self._send("quit")
-                self.process.wait(timeout=5)
-            except (AgentError, subprocess.TimeoutExpired):
-                self.process.kill()
-        self.process.stdin.close()
-        self.process.stdout.close()
+        self.engine.close()

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.alphazero.checkpoint import load_checkpoint
 from agents.alphazero.mcts import MCTSConfig
 from agents.alphazero.network import LIMITS as NETWORK_LIMITS
 from agents.alphazero.network import NetworkConfig
@@ -29,6 +30,7 @@ class Args:
     backend: str = arg("local", "local (one process) or ray (self-play and learner actors; pip install .[ray])")
     ray_address: str = arg("", "with --backend ray: a cluster address ('auto' or host:port); empty starts a local Ray")
     ray_workers: int = arg(2, "with --backend ray: self-play actors")
+    init: str = arg("", "a checkpoint whose network starts the run (e.g. train.distill's); its shape wins")
     # network
     filters: int = arg(48, "convolution filters")
     blocks: int = arg(7, "residual blocks")
@@ -95,6 +97,8 @@ class Args:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         check_args(self, UPPER_BOUNDS)
+        if self.init:
+            self.take_network_shape(self.init)
         prototype = new_state(self.game)
         if not 0.0 <= self.value_target_q <= 1.0 or (self.value_target_q and prototype.num_players != 2):
             raise ValueError(
@@ -102,6 +106,13 @@ class Args:
             )
         per_position = int(np.prod(prototype.observation_shape)) + 64 * 6 + 4 * prototype.num_players
         check_memory(f"a replay buffer of {self.replay_size:,} positions", self.replay_size * per_position)
+
+    def take_network_shape(self, path: str) -> None:
+        """The network fields of the checkpoint at ``path`` (it must be of this game), so that its
+        weights fit the run's network; CheckpointError (a ValueError) says why it cannot be used."""
+        config = NetworkConfig.from_file(load_checkpoint(path, self.game).get("network"))
+        self.filters, self.blocks = config.filters, config.blocks
+        self.value_hidden, self.activation = config.value_hidden, config.activation
 
 
 UPPER_BOUNDS = {

@@ -21,7 +21,7 @@ import torch.nn.functional as F
 from torch.utils.tensorboard import SummaryWriter
 
 from agents.alphazero.agent import AlphaZeroAgent
-from agents.alphazero.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from agents.alphazero.checkpoint import CheckpointError, load_checkpoint, load_network, save_checkpoint
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
 from agents.simple import GreedyAgent, RandomAgent
 from chess_envs.games import new_state
@@ -29,6 +29,23 @@ from evaluate.game import play_game
 from train.alphazero_config import Args, network_config
 from train.replay import ReplayBuffer
 from train.selfplay import FinishedGame
+
+
+def policy_value_loss(
+    network: torch.nn.Module, batch: tuple[np.ndarray, ...], device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(policy loss, value loss) of a replay batch: cross-entropy against the sparse policy
+    targets (actions padded with -1) and the mean squared error of the values."""
+    planes, actions, probs, values = batch
+    planes_t = torch.from_numpy(planes).to(device).contiguous(memory_format=torch.channels_last)
+    actions_t = torch.from_numpy(actions).long().to(device)
+    probs_t = torch.from_numpy(probs).to(device)
+    values_t = torch.from_numpy(values).to(device)
+    with torch.autocast(device.type, dtype=torch.float16, enabled=device.type == "cuda"):
+        logits, predicted = network(planes_t)
+    log_probs = F.log_softmax(logits.float(), dim=1)
+    picked = torch.gather(log_probs, 1, actions_t.clamp(min=0)) * (actions_t >= 0)
+    return -(probs_t * picked).sum(dim=1).mean(), F.mse_loss(predicted.float(), values_t)
 
 
 class Learner:
@@ -46,6 +63,8 @@ class Learner:
         self.network_config = network_config(args)
         # Channels-last: a los_alamos preset step takes 0.079 s instead of 0.094 s on this CPU.
         self.network = AlphaZeroNet(self.network_config).to(self.device, memory_format=torch.channels_last)
+        if args.init:  # a resumed run then loads its own checkpoint over these weights
+            self.network.load_state_dict(load_network(args.init, args.game)[0].state_dict())
         parameters = self.network.parameters()
         if args.optimizer == "adamw":
             self.optimizer: torch.optim.Optimizer = torch.optim.AdamW(
@@ -107,17 +126,8 @@ class Learner:
         self.network.train()
         totals = {"policy": 0.0, "value": 0.0}
         for _ in range(steps):
-            planes, actions, probs, values = self.replay.sample(self.args.batch_size, self.rng)
-            planes_t = torch.from_numpy(planes).to(self.device).contiguous(memory_format=torch.channels_last)
-            actions_t = torch.from_numpy(actions).long().to(self.device)
-            probs_t = torch.from_numpy(probs).to(self.device)
-            values_t = torch.from_numpy(values).to(self.device)
-            with torch.autocast(self.device.type, dtype=torch.float16, enabled=self.device.type == "cuda"):
-                logits, predicted = self.network(planes_t)
-            log_probs = F.log_softmax(logits.float(), dim=1)
-            picked = torch.gather(log_probs, 1, actions_t.clamp(min=0)) * (actions_t >= 0)
-            policy_loss = -(probs_t * picked).sum(dim=1).mean()
-            value_loss = F.mse_loss(predicted.float(), values_t)
+            batch = self.replay.sample(self.args.batch_size, self.rng)
+            policy_loss, value_loss = policy_value_loss(self.network, batch, self.device)
             loss = policy_loss + value_loss
             self.optimizer.zero_grad(set_to_none=True)
             self.scaler.scale(loss).backward()
