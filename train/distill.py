@@ -250,7 +250,7 @@ class Shards:
             "values": np.concatenate([g.values for g in games]),
             "game": np.concatenate([np.full(len(g.values), g.index, np.int64) for g in games]),
         }
-        write_atomic(path, lambda handle: np.savez(handle, **arrays))
+        write_atomic(path, lambda handle: np.savez_compressed(handle, **arrays))
         self.paths.append(path)
         return path
 
