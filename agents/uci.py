@@ -1,11 +1,14 @@
 """A UCI front-end for our agents, so chess GUIs and match runners can play them.
 
-    python -m agents.uci --checkpoint runs/la/checkpoints/last.pt      # an AlphaZero network
+    python -m agents.uci                                               # the shipped network
+    python -m agents.uci --checkpoint runs/la/checkpoints/last.pt      # another AlphaZero network
     python -m agents.uci --agent greedy                                # any agent spec
     chess-envs-uci --checkpoint PATH                                   # the same, as a console script
 
 Standard chess by default; ``setoption name UCI_Variant value losalamos`` switches to Los Alamos
-chess as Fairy-Stockfish does (the checkpoint must be for that game). Supported: ``uci``,
+chess as Fairy-Stockfish does (the checkpoint must be for that game). With neither a checkpoint
+nor an agent it plays the network shipped for the variant (``checkpoints/chess.pt``,
+``checkpoints/los_alamos.pt``). Supported: ``uci``,
 ``isready``, ``ucinewgame``, ``position startpos|fen ... [moves ...]``, ``go`` with ``nodes``,
 ``movetime``, ``wtime``/``btime``/``winc``/``binc``, ``depth`` and ``infinite``, ``stop``,
 ``setoption`` (``UCI_Variant``, ``Simulations``) and ``quit``. An AlphaZero search runs in a
@@ -34,6 +37,7 @@ from typing import BinaryIO, TextIO
 import numpy as np
 
 from agents.base import make_agent
+from agents.shipped import shipped_checkpoint
 from chess_envs.core import GameState
 from chess_envs.games import new_state
 
@@ -51,9 +55,9 @@ def centipawns(q: float) -> int:
 class UCIEngine:
     """The protocol state machine; ``handle(line)`` processes one command."""
 
-    def __init__(self, checkpoint: str | None, agent_spec: str | None, out: TextIO = sys.stdout) -> None:
-        if (checkpoint is None) == (agent_spec is None):
-            raise ValueError("give exactly one of a checkpoint or an agent spec")
+    def __init__(self, checkpoint: str | None = None, agent_spec: str | None = None, out: TextIO = sys.stdout) -> None:
+        if checkpoint is not None and agent_spec is not None:
+            raise ValueError("give a checkpoint or an agent spec, not both (neither: the shipped network)")
         self.checkpoint = checkpoint
         self.agent_spec = agent_spec
         self.out = out
@@ -111,7 +115,8 @@ class UCIEngine:
         return True
 
     def _uci(self, _: list[str]) -> None:
-        self.send("id name chess-envs " + (f"alphazero {self.checkpoint}" if self.checkpoint else self.agent_spec))
+        who = self.agent_spec or f"alphazero {self.checkpoint or 'shipped network'}"
+        self.send(f"id name chess-envs {who}")
         self.send("id author chess-envs")
         self.send("option name UCI_Variant type combo default chess var chess var losalamos")
         self.send(f"option name Simulations type spin default {_DEFAULT_SIMULATIONS} min 1 max 1000000")
@@ -128,8 +133,11 @@ class UCIEngine:
     def _load(self) -> None:
         if self.agent is None:
             game = VARIANTS[self.variant]
-            spec = f"alphazero:{self.checkpoint}?sims={_CHUNK}" if self.checkpoint else self.agent_spec
-            self.agent = make_agent(spec, game)
+            if self.agent_spec:
+                self.agent = make_agent(self.agent_spec, game)
+            else:
+                checkpoint = self.checkpoint or shipped_checkpoint(game)
+                self.agent = make_agent(f"alphazero:{checkpoint}?sims={_CHUNK}", game)
 
     def _new_game(self, _: list[str]) -> None:
         self._finish_search()
@@ -140,6 +148,8 @@ class UCIEngine:
     def _drop_agent(self) -> None:
         """Close and forget the agent, so the next ``go`` builds a fresh one."""
         agent, self.agent = self.agent, None
+        if agent is None:
+            return
         try:
             agent.close()
         except Exception as error:  # a dead engine may fail to close; it is gone either way
@@ -337,8 +347,10 @@ def _parse_go(args: list[str]) -> dict[str, int]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m agents.uci", description="A UCI engine over our agents.")
-    who = parser.add_mutually_exclusive_group(required=True)
-    who.add_argument("--checkpoint", help="an AlphaZero checkpoint (chess, or Los Alamos with UCI_Variant)")
+    who = parser.add_mutually_exclusive_group()
+    who.add_argument(
+        "--checkpoint", help="an AlphaZero checkpoint (chess, or Los Alamos with UCI_Variant); default: the shipped one"
+    )
     who.add_argument("--agent", help="any agent spec instead, e.g. greedy or dqn:PATH")
     parser.add_argument("--variant", choices=sorted(VARIANTS), default="chess", help="the variant at start")
     args = parser.parse_args(argv)

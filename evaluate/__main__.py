@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from agents.base import AgentError, known_kinds, make_agent
+from agents.shipped import shipped_agent
 from chess_envs.files import check_writable, write_text_atomic
 from chess_envs.games import GAMES, game_class
 from evaluate.game import MAX_OPENING_PLIES, random_openings, read_openings
@@ -74,7 +75,9 @@ def _parser() -> argparse.ArgumentParser:
         description="You against an agent: type moves as UCI or SAN (four-player: from-to); 'moves' lists them.",
     )
     p.add_argument("--game", choices=sorted(GAMES), required=True)
-    p.add_argument("--agent", required=True, help="the agent spec you play against (every other seat)")
+    p.add_argument(
+        "--agent", help="the agent spec you play against (every other seat); default: the game's shipped network"
+    )
     p.add_argument("--seat", type=int, default=0, help="your seat: 0 white / Red, 1 black / Blue, ...")
     p.add_argument("--fen", help="start from this position (FEN, or FEN4 in four-player)")
     p.add_argument("--mode", choices=["ffa", "teams"], help="four-player rules (default ffa)")
@@ -88,7 +91,7 @@ def play(args: argparse.Namespace) -> None:
         raise ValueError("--mode is for --game four_player")
     if args.pgn is not None:
         check_writable(args.pgn)  # before the first move, not after the game
-    agent = make_agent(args.agent, args.game)
+    agent = make_agent(args.agent or shipped_agent(args.game), args.game)
     try:
         record = play_human(args.game, agent, seat=args.seat, fen=args.fen, **options)
     finally:

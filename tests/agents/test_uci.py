@@ -105,6 +105,16 @@ def test_los_alamos_through_uci_variant(tmp_path):
     assert any(line.startswith("info depth") and " pv " in line for line in output)
 
 
+def test_without_a_checkpoint_the_variants_shipped_network_plays():
+    engine = UCIEngine(out=io.StringIO())
+    output = run_lines(engine, ["setoption name UCI_Variant value losalamos", "uci", "go nodes 32"])
+    assert "id name chess-envs alphazero shipped network" in output
+    assert not any(line.startswith("info string") for line in output), output
+    state = new_state("los_alamos")
+    assert state.legal_action_mask()[state.move_to_action(output[-1].split()[1])]
+    assert str(engine.agent.name).endswith("checkpoints/los_alamos.pt?sims=16")
+
+
 def test_stop_during_go_infinite_answers_promptly(tmp_path):
     checkpoint = tiny_checkpoint(tmp_path / "chess.pt", "chess")
     process = subprocess.Popen(
@@ -140,7 +150,7 @@ def test_centipawns_are_monotone_and_signed():
     assert centipawns(0.9) > centipawns(0.5) and centipawns(1.0) < 100_000
 
 
-@pytest.mark.parametrize("flags", [[], ["--checkpoint", "x", "--agent", "greedy"]])
+@pytest.mark.parametrize("flags", [["--checkpoint", "x", "--agent", "greedy"], ["--variant", "shogi"]])
 def test_bad_command_lines(flags):
     result = subprocess.run(engine_command(*flags), capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 2 and "usage" in result.stderr

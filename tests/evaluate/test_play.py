@@ -67,3 +67,16 @@ def test_the_game_ends_and_is_scored():
     assert record.termination == "checkmate" and record.scores == [1.0, 0.0]
     assert lines[-1].startswith("game over: checkmate")
     assert any(line.startswith("illegal: cannot read 'Qd5'") for line in lines)
+
+
+def test_without_an_agent_the_shipped_network_plays():
+    result = subprocess.run(
+        [sys.executable, "-m", "evaluate", "play", "--game", "los_alamos", "--seat", "1"],
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "checkpoints/los_alamos.pt" in result.stdout or "R N Q K N R" in result.stdout
