@@ -160,3 +160,19 @@ def test_inference_speed_times_every_variant():
     assert result.returncode == 0, result.stderr
     for variant in ("eager", "fused", "channels_last", "relu"):
         assert variant in result.stdout
+
+
+def test_puzzles_prints_a_solve_rate_per_category():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "puzzles.py"), "--game", "chess", "--agents", "greedy?seed=0"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    if result.returncode and "No such file" in result.stderr and not os.environ.get("CI"):
+        pytest.skip("the shared reference puzzles are not beside this checkout")
+    assert result.returncode == 0, result.stderr
+    header, row = result.stdout.splitlines()[1:3]
+    assert header.split()[1:] == ["defend", "mate1", "mate2", "mate3", "all"]
+    assert row.startswith("greedy?seed=0") and row.split()[-1].endswith("/48")
