@@ -154,6 +154,7 @@ class LabelledGame:
 def play_and_label(args: Args, teacher: Teacher, index: int) -> LabelledGame:
     """Game ``index`` of the run (its own random generator): opening, then the teacher's moves."""
     rng = np.random.default_rng([args.seed, index])
+    teacher.new_game()
     state = new_state(args.game)
     book = BOOK.get(args.game, ())
     if book and rng.random() < args.book_share:

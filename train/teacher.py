@@ -80,6 +80,11 @@ class Teacher:
         self.engine.send(f"setoption name MultiPV value {multipv}")
         self.engine.ready()
 
+    def new_game(self) -> None:
+        """``ucinewgame``: the engine's hash is cleared, so a game's labels do not depend on the games before it."""
+        self.engine.send("ucinewgame")
+        self.engine.ready()
+
     def analyse(self, fen: str) -> Label:
         """The teacher's lines for a position that is not over (its last report of each line)."""
         self.engine.send(f"position fen {fen}")

@@ -75,7 +75,7 @@ def export_model(source: str | Path, target: str | Path) -> None:
     """Write a small checkpoint holding only what playing needs: game, network shape, weights,
     and the training counters (no optimizer or replay buffer)."""
     payload = load_checkpoint(source)
-    keep = {key: payload[key] for key in ("game", "network", "model") if key in payload}
+    keep = {key: payload[key] for key in ("game", "network", "model", "distilled_from") if key in payload}
     keep["counters"] = payload.get("counters", {})
     keep["args"] = payload.get("args", {})
     save_checkpoint(target, keep)
