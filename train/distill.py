@@ -9,8 +9,9 @@ openings (a line of a small opening book and/or a few random plies, then the tea
 sampled from its soft policy for the first ``--sample-plies``); every position is labelled with
 the teacher's multi-PV scores, turned into a soft policy (softmax of centipawns over
 ``--policy-temperature``) and a value (the best score as an expected result, mixed with the
-game's result). Whole games go to ``data/shard_NNNNN.npz`` files (uint8 planes, sparse policy,
-values), each written atomically. **Learn**: the network trains on the shards (a held-out
+game's result, by ``--result-weight`` when learning). Whole games go to
+``data/shard_NNNNN.npz`` files (uint8 planes, sparse policy, the teacher's scores and the
+results apart), each written atomically. **Learn**: the network trains on the shards (a held-out
 share of the games scores it), with TensorBoard logs, progress, atomic checkpoints and
 ``--resume``. Its checkpoint is an ordinary AlphaZero one: agents play it and
 ``train.alphazero --init`` continues it by self-play.
@@ -142,12 +143,14 @@ class Args:
 
 @dataclass
 class LabelledGame:
-    """One teacher game's positions: uint8 planes, the policy over the teacher's moves, values."""
+    """One teacher game's positions: uint8 planes, the policy over the teacher's moves, and for the
+    mover the teacher's score as an expected result and the game's result (mixed when learning)."""
 
     planes: np.ndarray
     actions: np.ndarray
     probs: np.ndarray
-    values: np.ndarray
+    scores: np.ndarray
+    results: np.ndarray
     index: int
 
 
@@ -181,14 +184,13 @@ def play_and_label(args: Args, teacher: Teacher, index: int) -> LabelledGame:
     else:  # stopped: the teacher's last score for its mover stands for the result
         result = np.zeros(2)
         result[movers[-1]], result[1 - movers[-1]] = scores[-1], -scores[-1]
-    weight = args.result_weight
-    values = [(1 - weight) * score + weight * result[mover] for score, mover in zip(scores, movers)]
     empty = (0, *new_state(args.game).observation_shape)
     return LabelledGame(
         np.array(planes, np.uint8) if planes else np.zeros(empty, np.uint8),
         np.array(actions, np.int32).reshape(-1, args.multipv),
         np.array(probs, np.float16).reshape(-1, args.multipv),
-        np.array(values, np.float32).reshape(-1, 1),
+        np.array(scores, np.float32),
+        np.array([result[mover] for mover in movers], np.float32),
         index,
     )
 
@@ -227,7 +229,7 @@ def labelled_games(args: Args, first: int) -> Iterator[LabelledGame]:
 class Shards:
     """The run's labelled positions: ``data/shard_NNNNN.npz`` files of whole games."""
 
-    ARRAYS = ("planes", "policy_actions", "policy_probs", "values", "game")
+    ARRAYS = ("planes", "policy_actions", "policy_probs", "scores", "results", "game")
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -248,8 +250,9 @@ class Shards:
             "planes": np.concatenate([g.planes for g in games]),
             "policy_actions": np.concatenate([g.actions for g in games]),
             "policy_probs": np.concatenate([g.probs for g in games]),
-            "values": np.concatenate([g.values for g in games]),
-            "game": np.concatenate([np.full(len(g.values), g.index, np.int64) for g in games]),
+            "scores": np.concatenate([g.scores for g in games]),
+            "results": np.concatenate([g.results for g in games]),
+            "game": np.concatenate([np.full(len(g.scores), g.index, np.int64) for g in games]),
         }
         write_atomic(path, lambda handle: np.savez_compressed(handle, **arrays))
         self.paths.append(path)
@@ -286,9 +289,9 @@ def generate(args: Args, shards: Shards) -> None:
     try:
         for game in labelled_games(args, following):
             batch.append(game)
-            done += len(game.values)
-            bar.update(len(game.values))
-            if sum(len(g.values) for g in batch) >= args.shard_size or done >= args.positions:
+            done += len(game.scores)
+            bar.update(len(game.scores))
+            if sum(len(g.scores) for g in batch) >= args.shard_size or done >= args.positions:
                 shards.write(batch)
                 batch = []
             if done >= args.positions:
@@ -323,7 +326,7 @@ class Trainer:
         self.optimizer = torch.optim.AdamW(
             self.network.parameters(), args.learning_rate, weight_decay=args.weight_decay
         )
-        self.counters = {"learner_steps": 0, "seconds": 0.0, "positions": len(data["values"])}
+        self.counters = {"learner_steps": 0, "seconds": 0.0, "positions": len(data["scores"])}
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda _: self.learning_rate_factor())
         held_out = np.random.default_rng([args.seed, 3]).random(int(data["game"].max()) + 1) < args.validation_share
         mask = held_out[data["game"]]
@@ -331,6 +334,8 @@ class Trainer:
         if not len(self.train_rows):
             raise ValueError("every game is held out: lower --validation-share or label more positions")
         self.data = data
+        weight = args.result_weight
+        self.values = ((1 - weight) * data["scores"] + weight * data["results"]).astype(np.float32)[:, None]
         self.writer: SummaryWriter | None = None
 
     def learning_rate_factor(self) -> float:
@@ -346,7 +351,7 @@ class Trainer:
             d["planes"][rows].astype(np.float32) / 255.0,
             d["policy_actions"][rows],
             d["policy_probs"][rows].astype(np.float32),
-            d["values"][rows],
+            self.values[rows],
         )
 
     def step(self) -> tuple[float, float]:

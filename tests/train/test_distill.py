@@ -61,12 +61,17 @@ def test_los_alamos_labels_learns_and_plays(tmp_path):
     shards = sorted((tmp_path / "la" / "data").glob("shard_*.npz"))
     assert len(shards) >= 2
     with np.load(shards[0]) as data:
-        planes, actions, probs, values = data["planes"], data["policy_actions"], data["policy_probs"], data["values"]
+        planes, actions, probs = data["planes"], data["policy_actions"], data["policy_probs"]
+        scores, results = data["scores"], data["results"]
     state = new_state("los_alamos")
     assert planes.dtype == np.uint8 and planes.shape[1:] == state.observation_shape
     assert actions.shape == probs.shape == (len(planes), 4)
     np.testing.assert_allclose(probs.astype(np.float32).sum(axis=1), 1.0, atol=2e-3)
-    assert np.all(np.abs(values) <= 1.0) and np.all(actions[:, 0] >= 0)
+    assert np.all(np.abs(scores) <= 1.0) and np.all(np.abs(results) <= 1.0) and np.all(actions[:, 0] >= 0)
+    games = np.load(shards[0])["game"]
+    for game in np.unique(games):
+        mine = results[games == game]
+        np.testing.assert_array_equal(mine[1:], -mine[:-1])  # one game's result, from each mover's side
     assert np.all((actions[:, 0] >= 0) & (actions[:, 0] < state.num_actions))
     network, payload = load_network(path, "los_alamos")
     assert payload["counters"]["learner_steps"] == 30 and payload["distilled_from"] == "fairy-stockfish?depth=1"
@@ -145,7 +150,7 @@ def test_both_stages_resume_after_kill_9(tmp_path):
     before = distill.Shards(data).counts()[0]
     run(tmp_path, "r", *flags, "--resume", "--stage", "data", "--positions", str(before + 200))
     stored = distill.Shards(data).load()
-    assert len(stored["values"]) >= before + 200
+    assert len(stored["scores"]) >= before + 200
     games = stored["game"]
     assert len(np.unique(games)) == len(np.split(games, np.flatnonzero(np.diff(games)) + 1)), "no game stored twice"
 
