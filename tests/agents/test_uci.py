@@ -35,9 +35,10 @@ def engine_command(*flags: str) -> list[str]:
 
 
 @needs_stockfish
-def test_a_whole_game_against_stockfish_through_python_chess(tmp_path):
-    checkpoint = tiny_checkpoint(tmp_path / "chess.pt", "chess")
-    ours = chess.engine.SimpleEngine.popen_uci(engine_command("--checkpoint", str(checkpoint)), cwd=ROOT)
+@pytest.mark.parametrize("shipped", [False, True], ids=["a checkpoint", "no checkpoint: the shipped network"])
+def test_a_whole_game_against_stockfish_through_python_chess(tmp_path, shipped):
+    flags = [] if shipped else ["--checkpoint", str(tiny_checkpoint(tmp_path / "chess.pt", "chess"))]
+    ours = chess.engine.SimpleEngine.popen_uci(engine_command(*flags), cwd=ROOT)
     stockfish = chess.engine.SimpleEngine.popen_uci(STOCKFISH)
     try:
         stockfish.configure({"Skill Level": 0})
