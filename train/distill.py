@@ -31,7 +31,6 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from agents.alphazero.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
@@ -43,6 +42,7 @@ from chess_envs.files import remove_stale_temporaries, write_atomic, write_text_
 from chess_envs.games import new_state
 from train.cli import arg, check_args, fail, parse_args, prepare_run_dir
 from train.learner import policy_value_loss
+from train.run_log import RunLog
 from train.teacher import Teacher, parse_teacher
 
 BOOK = {
@@ -336,7 +336,7 @@ class Trainer:
         self.data = data
         weight = args.result_weight
         self.values = ((1 - weight) * data["scores"] + weight * data["results"]).astype(np.float32)[:, None]
-        self.writer: SummaryWriter | None = None
+        self.run_log = RunLog(run_dir)
 
     def learning_rate_factor(self) -> float:
         """Cosine from 1 to 1/20 over the steps (or over ``--minutes``, when that comes sooner)."""
@@ -385,15 +385,6 @@ class Trainer:
             "validation/value_loss": value_loss.item(),
             "validation/teacher_move_agreement": float(np.mean(top == batch[1][:, 0])),
         }
-
-    def log(self, values: dict[str, float]) -> None:
-        if self.writer is None:
-            self.writer = SummaryWriter(str(self.run_dir))
-        step = self.counters["learner_steps"]
-        for key, value in values.items():
-            self.writer.add_scalar(key, value, step)
-        with (self.run_dir / "metrics.jsonl").open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"learner_steps": step, **values}) + "\n")
 
     @property
     def last(self) -> Path:
@@ -454,7 +445,7 @@ def learn(args: Args, trainer: Trainer) -> Path:
                 values = {"losses/policy": totals[0] / count, "losses/value": totals[1] / count}
                 values["charts/learning_rate"] = trainer.scheduler.get_last_lr()[0]
                 values.update(trainer.validate())
-                trainer.log(values)
+                trainer.run_log.write(counters["learner_steps"], values)
                 bar.set_postfix({k.split("/")[1]: round(v, 3) for k, v in values.items() if "validation" in k})
                 totals, count = [0.0, 0.0], 0
             if step % args.checkpoint_every == 0:
@@ -464,8 +455,7 @@ def learn(args: Args, trainer: Trainer) -> Path:
     finally:
         bar.close()
         path = trainer.save()
-        if trainer.writer is not None:
-            trainer.writer.close()
+        trainer.run_log.close()
     print(f"saved {path} ({counters['learner_steps']} learner steps on {counters['positions']:,} positions)")
     return path
 

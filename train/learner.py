@@ -9,7 +9,6 @@ beyond the last save.
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from dataclasses import asdict
@@ -18,7 +17,6 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
-from torch.utils.tensorboard import SummaryWriter
 
 from agents.alphazero.agent import AlphaZeroAgent
 from agents.alphazero.checkpoint import CheckpointError, load_checkpoint, load_network, save_checkpoint
@@ -28,6 +26,7 @@ from chess_envs.games import new_state
 from evaluate.game import play_game
 from train.alphazero_config import Args, network_config
 from train.replay import ReplayBuffer
+from train.run_log import RunLog
 from train.selfplay import FinishedGame
 
 
@@ -87,7 +86,7 @@ class Learner:
             "seconds": 0.0,
         }
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda _: self.learning_rate_factor())
-        self._writer: SummaryWriter | None = None
+        self._log = RunLog(self.run_dir)
 
     def learning_rate_factor(self) -> float:
         """The share of the peak learning rate now: 1, or (cosine) from 1 down to 1/20 over the
@@ -160,17 +159,10 @@ class Learner:
 
     def log(self, values: dict[str, float]) -> None:
         """Scalars to TensorBoard and a line of ``metrics.jsonl``, at the current learner step."""
-        if self._writer is None:
-            self._writer = SummaryWriter(str(self.run_dir))
-        step = self.counters["learner_steps"]
-        for key, value in values.items():
-            self._writer.add_scalar(key, value, step)
-        with (self.run_dir / "metrics.jsonl").open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"learner_steps": step, **values}) + "\n")
+        self._log.write(self.counters["learner_steps"], values)
 
     def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
+        self._log.close()
 
     # -- checkpoints -----------------------------------------------------------------------
 
