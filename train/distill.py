@@ -184,7 +184,7 @@ def play_and_label(args: Args, teacher: Teacher, index: int) -> LabelledGame:
     else:  # stopped: the teacher's last score for its mover stands for the result
         result = np.zeros(2)
         result[movers[-1]], result[1 - movers[-1]] = scores[-1], -scores[-1]
-    empty = (0, *new_state(args.game).observation_shape)
+    empty = (0, *state.observation_shape)
     return LabelledGame(
         np.array(planes, np.uint8) if planes else np.zeros(empty, np.uint8),
         np.array(actions, np.int32).reshape(-1, args.multipv),
