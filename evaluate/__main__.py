@@ -45,7 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     t = commands.add_parser(
         "tournament",
-        help="a round-robin tournament with Elo ratings",
+        help="a round-robin tournament (or a gauntlet) with Elo ratings",
         description=f"Agent specs: {', '.join(known_kinds())} (e.g. 'fairy-stockfish?depth=1').",
     )
     t.add_argument("--game", choices=sorted(GAMES), required=True)
@@ -63,6 +63,9 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--openings-file", type=Path, help="FENs to open from, one per line (instead of random plies)")
     t.add_argument("--seed", type=int, default=0, help="seed of the random openings and of every game's agents")
     t.add_argument("--max-plies", type=_positive, default=400, help="a game this long is scored a draw")
+    t.add_argument(
+        "--gauntlet", action="store_true", help="only the first agent's games: it meets each of the others, once a pair"
+    )
     t.add_argument("--workers", type=_positive, default=2, help="games played in parallel processes")
     t.add_argument(
         "--bootstrap", type=_count(0, 100_000), default=1000, help="bootstrap resamples for the intervals (0: none)"
@@ -113,7 +116,7 @@ def tournament(args: argparse.Namespace) -> None:
     else:
         openings = random_openings(args.game, count, args.openings_plies, args.seed)
     config = TournamentConfig(
-        args.game, list(args.agents), args.games_per_pair, openings[:count], args.max_plies, seed=args.seed
+        args.game, list(args.agents), args.games_per_pair, openings[:count], args.max_plies, args.seed, args.gauntlet
     )
     records = run_tournament(config, args.out, workers=args.workers, progress=not args.quiet)
     results = pairwise_results(records)

@@ -1,6 +1,7 @@
 """Round-robin tournaments with seat rotation from shared openings, resumable, in parallel.
 
-Two-player games: every pair of agents plays ``games_per_pair`` games, for each opening one
+Two-player games: every pair of agents (in a gauntlet, the first agent with each of the others)
+plays ``games_per_pair`` games, for each opening one
 game with each agent on each side. Games for more seats (four-player chess) are played at
 tables: every group of ``num_players`` agents, or with fewer agents every pair seated
 alternately (``a b a b``, partners opposite in Teams); each opening is played once per
@@ -46,6 +47,8 @@ class TournamentConfig:
     max_plies: int = 400
     seed: int = 0
     """each game's agents are seeded from (seed, game id): the same games with any number of workers"""
+    gauntlet: bool = False
+    """only the first agent's games: it meets each other agent, who do not meet each other"""
 
     def __post_init__(self) -> None:
         if len(self.agents) < 2:
@@ -74,19 +77,24 @@ class ScheduledGame:
     opening: str
 
 
-def tables(agents: list[str], seats: int) -> list[tuple[str, ...]]:
+def tables(agents: list[str], seats: int, gauntlet: bool = False) -> list[tuple[str, ...]]:
     """Who sits at each table: pairs for two seats; groups of ``seats`` agents, or pairs seated
-    alternately when there are fewer agents than seats."""
-    if seats == 2 or len(agents) < seats:
-        return [tuple((a, b)[i % 2] for i in range(seats)) for a, b in combinations(agents, 2)]
-    return list(combinations(agents, seats))
+    alternately when there are fewer agents than seats. In a gauntlet, only the pairs of the
+    first agent with each other one (seated alternately)."""
+    if gauntlet:
+        pairs = [(agents[0], other) for other in agents[1:]]
+    elif seats == 2 or len(agents) < seats:
+        pairs = list(combinations(agents, 2))
+    else:
+        return list(combinations(agents, seats))
+    return [tuple((a, b)[i % 2] for i in range(seats)) for a, b in pairs]
 
 
 def schedule(config: TournamentConfig) -> list[ScheduledGame]:
     """Every table plays every opening once per rotation of its seats."""
     seats = config.seats
     games = []
-    for table in tables(config.agents, seats):
+    for table in tables(config.agents, seats, config.gauntlet):
         name = " | ".join(dict.fromkeys(table))
         for k in range(config.games_per_pair // seats):
             opening = config.openings[k]
@@ -148,7 +156,7 @@ def prepare_output(config: TournamentConfig, out: Path) -> None:
     path = out / CONFIG_FILE
     wanted = asdict(config)
     if path.exists():
-        stored = json.loads(path.read_text(encoding="utf-8"))
+        stored = {"gauntlet": False, **json.loads(path.read_text(encoding="utf-8"))}  # older files: round robins
         if stored != wanted:
             changed = sorted(k for k in wanted if stored.get(k) != wanted[k])
             raise ValueError(

@@ -35,6 +35,31 @@ def test_schedule_is_colour_swapped_pairs_from_shared_openings():
     assert len({g.opening for g in first_pair}) == 2
 
 
+def test_gauntlet_plays_only_the_first_agents_pairs():
+    agents = ["greedy", "random", "random?seed=2"]
+    games = schedule(TournamentConfig("los_alamos", agents, 4, ["x", "y"], gauntlet=True))
+    assert len(games) == 2 * 4 and all("greedy" in g.players for g in games)
+    assert {frozenset(g.players) for g in games} == {
+        frozenset(("greedy", "random")),
+        frozenset(("greedy", "random?seed=2")),
+    }
+    assert tables(["a", "b", "c"], 4, gauntlet=True) == [("a", "b", "a", "b"), ("a", "c", "a", "c")]
+
+
+def test_gauntlet_cli_rates_everyone_and_a_round_robin_in_the_same_folder_is_refused(tmp_path, capsys):
+    command = ["tournament", "--game", "los_alamos", "--agents", "greedy", "random", "random?seed=2"]
+    command += ["--games-per-pair", "2", "--out", str(tmp_path), "--quiet", "--bootstrap", "20", "--gauntlet"]
+    main(command)
+    records = read_results(tmp_path / RESULTS_FILE)
+    assert len(records) == 4 and all("greedy" in r.players for r in records.values())
+    ratings = json.loads((tmp_path / "ratings.json").read_text())
+    assert {r["player"] for r in ratings} == {"greedy", "random", "random?seed=2"}
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_info:
+        main(command[:-1])
+    assert exit_info.value.code == 2 and "differs in gauntlet" in capsys.readouterr().err
+
+
 @needs_fairy
 def test_tournament_ranks_engine_above_greedy_above_random(tmp_path):
     agents = ["random", "greedy", "fairy-stockfish?depth=1"]
