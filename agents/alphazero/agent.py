@@ -106,6 +106,24 @@ class AlphaZeroAgent(AgentBase):
             self.mcts.rng = np.random.default_rng(seed)
 
     def select_action(self, state: GameState) -> int:
+        """A move that wins on the spot when there is one, else the search's choice: PUCT spends
+        its simulations on the network's favourite moves and may never try a low-prior mate."""
+        winning = winning_action(state)
+        if winning is not None:
+            return winning
         tree = SearchTree(state.copy())
         self.mcts.search([tree])
         return self.mcts.choose(tree, self.temperature)
+
+
+def winning_action(state: GameState) -> int | None:
+    """The first legal action after which the game is over with the mover alone on the best return
+    (a mate in one), or None."""
+    mover, scratch = state.current_player, state.copy()
+    for action in state.legal_actions():
+        scratch.apply(int(action))
+        returns = scratch.returns() if scratch.is_terminal() else None
+        scratch.undo()
+        if returns is not None and returns[mover] > np.delete(returns, mover).max():
+            return int(action)
+    return None

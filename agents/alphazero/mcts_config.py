@@ -35,7 +35,8 @@ class MCTSConfig:
     fpu_reduction: float = 0.25
     """first-play urgency: an unvisited child scores the parent's value minus this"""
     root_fpu: float | None = 1.0
-    """unvisited root children score this (1.0: every root move is tried once); None: as below the root"""
+    """unvisited root children score this (1.0: as much as a win, so most root moves get tried, though a
+    favourite's value plus exploration bonus can still outbid it); None: as below the root"""
     virtual_loss: float = 1.0
     leaves_per_tree: int = 8
     """in-flight simulations per tree per batched evaluation"""

@@ -318,3 +318,16 @@ def test_agent_reset_empties_the_cache_and_reseeds(tmp_path):
         AlphaZeroAgent("los_alamos", network=network, cache_mb="-1")
     with pytest.raises(ValueError, match="sims"):
         AlphaZeroAgent("los_alamos", network=network, sims=10**9)
+
+
+def test_agent_takes_a_mate_in_one_the_network_would_not_try_and_never_a_stalemate():
+    from agents.alphazero.agent import AlphaZeroAgent, winning_action
+    from agents.alphazero.network import AlphaZeroNet, NetworkConfig
+
+    mate = new_state("chess", "r1q2rk1/pp1bn1pp/3p1p2/2b1p3/2P1P3/2N2BP1/P2P3K/R1B1q3 b - - 0 19")
+    network = AlphaZeroNet(NetworkConfig(*mate.observation_shape, mate.num_actions, filters=8, blocks=1))
+    agent = AlphaZeroAgent("chess", network=network, sims=4, cache_mb=0)
+    assert mate.action_to_move(agent.select_action(mate)) == "e1g1"
+    assert mate.to_text().startswith("r1q2rk1/") and not mate.is_terminal(), "the position is left as it was"
+    stalemate_only = new_state("chess", "7k/8/6Q1/8/8/8/8/K7 w - - 0 1")  # Qf7 stalemates, nothing mates
+    assert winning_action(stalemate_only) is None and winning_action(new_state("chess")) is None
