@@ -108,9 +108,17 @@ def schedule(config: TournamentConfig) -> list[ScheduledGame]:
 _worker_agents: dict[str, Agent] = {}
 
 
-def _die_with_parent(parent: int) -> None:
-    """Worker initializer: end this worker when the tournament's process is gone, even by SIGKILL
-    (the kernel's parent-death signal on Linux, and a watch on the parent id everywhere)."""
+_worker_threads: dict[str, int] = {}
+
+
+def _start_worker(parent: int, threads: int) -> None:
+    """Worker initializer: a share of the cores for torch's thread pool once a network agent has
+    loaded it (unless the user set OMP_NUM_THREADS: workers that each spin a pool as wide as the
+    machine fight over the cores), and an end to this worker when the tournament's process is
+    gone, even by SIGKILL (the kernel's parent-death signal on Linux, and a watch on the parent id
+    everywhere)."""
+    if "OMP_NUM_THREADS" not in os.environ:
+        _worker_threads["torch"] = threads
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -135,6 +143,8 @@ def _play(game: str, scheduled: ScheduledGame, max_plies: int, seed: int) -> Gam
         if spec not in _worker_agents:
             _worker_agents[spec] = make_agent(spec, game)
         agents.append(_worker_agents[spec])
+    if "torch" in sys.modules and "torch" in _worker_threads:
+        sys.modules["torch"].set_num_threads(_worker_threads.pop("torch"))
     record = play_game(game, agents, scheduled.opening, game_id=scheduled.id, max_plies=max_plies, seed=seed)
     if record.forfeit:
         for spec in scheduled.players:  # an engine that failed is restarted for the next game
@@ -189,8 +199,8 @@ def run_tournament(config: TournamentConfig, out: Path, workers: int = 1, progre
             with ProcessPoolExecutor(
                 max_workers=workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_die_with_parent,
-                initargs=(os.getpid(),),
+                initializer=_start_worker,
+                initargs=(os.getpid(), max(1, (os.cpu_count() or 1) // workers)),
             ) as pool:
                 running = {pool.submit(_play, config.game, g, config.max_plies, config.seed) for g in pending}
                 try:
