@@ -76,7 +76,11 @@ class AgentSpec:
 
 Factory = Callable[..., Agent]
 _FACTORIES: dict[str, Factory] = {}
-_LAZY_KINDS = {"alphazero": "agents.alphazero.agent", "dqn": "agents.dqn"}
+_LAZY_KINDS = {
+    "alphazero": "agents.alphazero.agent",
+    "dqn": "agents.dqn",
+    "material-mcts": "agents.alphazero.material",
+}
 
 
 def register_agent(kind: str) -> Callable[[Factory], Factory]:

@@ -1,0 +1,80 @@
+"""The four-player material evaluator and the ``material-mcts`` agent."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.alphazero.material import MaterialEvaluator
+from agents.alphazero.mcts_config import quantize_planes
+from agents.base import make_agent
+from chess_envs.games import new_state
+
+START = new_state("four_player").to_text()
+# Yellow's queen taken by Red, who has the 9 points for it.
+FIELDS = START.split("-")  # turn, eliminated, kingside, queenside, points, clock, placement
+QUEEN_UP = "-".join([*FIELDS[:4], "9,0,0,0", *FIELDS[5:]]).replace("yK,yQ,", "yK,1,", 1)
+
+
+def planes_of(*texts: str, mode: str = "ffa") -> np.ndarray:
+    return np.stack([new_state("four_player", text, mode=mode).observation() for text in texts])
+
+
+def test_values_read_points_and_material_from_the_planes():
+    evaluator = MaterialEvaluator(material_weight=0.5, scale=10.0)
+    points, material = evaluator.seat_scores(planes_of(START, QUEEN_UP))
+    assert points.tolist() == [[0, 0, 0, 0], [9, 0, 0, 0]]
+    assert material[0].tolist() == [43, 43, 43, 43] and material[1].tolist() == [43, 43, 34, 43]
+    start, queen_up = evaluator.values(planes_of(START, QUEEN_UP))
+    assert np.allclose(start, 0.0)
+    assert queen_up[0] > queen_up[1] > queen_up[2] and queen_up[1] == pytest.approx(queen_up[3]), "Red leads"
+    assert queen_up.sum() == pytest.approx(0.0, abs=1e-6) and np.all(np.abs(queen_up) <= 1.0)
+    # Red leads Blue by 9 points: tanh(0.9); Yellow by 9 + 4.5: tanh(1.35).
+    assert queen_up[0] == pytest.approx((2 * np.tanh(0.9) + np.tanh(1.35)) / 3, rel=1e-5)
+
+
+def test_uint8_planes_give_the_float_values_and_logits_are_uniform():
+    evaluator = MaterialEvaluator()
+    planes = planes_of(START, QUEEN_UP)
+    logits, values = evaluator(quantize_planes(planes))
+    assert logits.shape == (2, new_state("four_player").num_actions) and not logits.any()
+    assert np.allclose(values, evaluator.values(planes), atol=0.02)
+
+
+def test_teams_values_are_the_teams_material_lead():
+    evaluator = MaterialEvaluator(scale=10.0, teams=True)
+    (values,) = evaluator.values(planes_of(START.replace("yK,yQ,", "yK,1,", 1), mode="teams"))
+    lead = np.tanh(-9 / 10.0)  # Red's team (Red and Yellow) is a queen down
+    assert np.allclose(values, [lead, -lead, lead, -lead])
+
+
+def test_evaluator_rejects_other_planes_and_settings():
+    with pytest.raises(ValueError, match="four-player planes"):
+        MaterialEvaluator().values(np.zeros((1, 119, 8, 8), np.float32))
+    with pytest.raises(ValueError, match="scale"):
+        MaterialEvaluator(scale=0)
+
+
+def test_agent_plays_legal_moves_in_both_modes_and_refuses_other_games():
+    for mode in ("ffa", "teams"):
+        state = new_state("four_player", mode=mode)
+        agent = make_agent("material-mcts?sims=16", "four_player")
+        agent.reset(seed=1)
+        for _ in range(8):
+            action = agent.select_action(state)
+            assert state.legal_action_mask()[action]
+            state.apply(action)
+    with pytest.raises(ValueError, match="four-player"):
+        make_agent("material-mcts", "chess")
+    with pytest.raises(ValueError, match="sims"):
+        make_agent("material-mcts?sims=0", "four_player")
+
+
+def test_agent_takes_a_hanging_queen():
+    rows = START.split("-")[-1].split("/")
+    rows[6] = rows[6].replace("bQ,", "1,", 1)  # Blue's queen leaves a7 ...
+    rows[11] = "x,x,x,2,bQ,5,x,x,x"  # ... for f3, where Red's e2 and g2 pawns take it
+    state = new_state("four_player", "-".join(START.split("-")[:-1] + ["/".join(rows)]))
+    agent = make_agent("material-mcts?sims=200", "four_player")
+    state.apply(agent.select_action(state))
+    assert state.points[0] == 9
