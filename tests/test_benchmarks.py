@@ -176,3 +176,25 @@ def test_puzzles_prints_a_solve_rate_per_category():
     header, row = result.stdout.splitlines()[1:3]
     assert header.split()[1:] == ["defend", "mate1", "mate2", "mate3", "all"]
     assert row.startswith("greedy?seed=0") and row.split()[-1].endswith("/48")
+
+
+def test_value_calibration_scores_a_four_player_network_per_seat(tmp_path):
+    from agents.alphazero.checkpoint import save_checkpoint
+    from agents.alphazero.network import AlphaZeroNet, NetworkConfig
+    from chess_envs.games import new_state
+
+    state = new_state("four_player")
+    config = NetworkConfig(*state.observation_shape, state.num_actions, value_size=4, filters=8, blocks=1)
+    payload = {"game": "four_player", "network": config.to_dict(), "model": AlphaZeroNet(config).state_dict()}
+    save_checkpoint(tmp_path / "net.pt", payload)
+    plot = tmp_path / "calibration.png"
+    command = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "value_calibration.py"),
+        "--checkpoint",
+        str(tmp_path / "net.pt"),
+    ]
+    command += ["--games", "2", "--sims", "4", "--max-plies", "12", "--out", str(plot), "--quiet"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "four_player: 2 games, 24 positions, 96 predictions" in result.stdout and plot.stat().st_size > 0
