@@ -66,6 +66,9 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument(
         "--gauntlet", action="store_true", help="only the first agent's games: it meets each of the others, once a pair"
     )
+    t.add_argument(
+        "--mode", choices=["ffa", "teams"], default="ffa", help="four-player rules (teams: a b a b are partners)"
+    )
     t.add_argument("--workers", type=_positive, default=2, help="games played in parallel processes")
     t.add_argument(
         "--bootstrap", type=_count(0, 100_000), default=1000, help="bootstrap resamples for the intervals (0: none)"
@@ -114,9 +117,17 @@ def tournament(args: argparse.Namespace) -> None:
     if args.openings_file is not None:
         openings = read_openings(str(args.openings_file), args.game)
     else:
-        openings = random_openings(args.game, count, args.openings_plies, args.seed)
+        options = {"mode": args.mode} if args.mode != "ffa" else {}
+        openings = random_openings(args.game, count, args.openings_plies, args.seed, **options)
     config = TournamentConfig(
-        args.game, list(args.agents), args.games_per_pair, openings[:count], args.max_plies, args.seed, args.gauntlet
+        args.game,
+        list(args.agents),
+        args.games_per_pair,
+        openings[:count],
+        args.max_plies,
+        args.seed,
+        args.gauntlet,
+        args.mode,
     )
     records = run_tournament(config, args.out, workers=args.workers, progress=not args.quiet)
     results = pairwise_results(records)

@@ -50,8 +50,10 @@ def play_game(
     game_id: str = "",
     max_plies: int = 400,
     seed: int | None = None,
+    **game_options: str,
 ) -> GameRecord:
-    """Play ``agents`` (one per seat, seat 0 first) from the FEN ``opening``.
+    """Play ``agents`` (one per seat, seat 0 first) from the FEN ``opening`` (``game_options``:
+    the game's own, e.g. ``mode="teams"`` in four-player chess).
 
     Every agent is reset first; with ``seed``, each seat's agent gets :func:`seat_seed` of it,
     so the same ``seed`` and ``game_id`` replay the same game move for move.
@@ -60,7 +62,7 @@ def play_game(
     it scores 0, the others 1, and ``forfeit`` says why. A game reaching ``max_plies`` is a draw,
     or, in a game with standings (four-player Free-For-All), scored by its points so far.
     """
-    state = new_state(game, opening)
+    state = new_state(game, opening, **game_options)
     record = GameRecord(id=game_id, game=game, opening=opening, players=[a.name for a in agents])
     for seat, agent in enumerate(agents):
         agent.reset(seed=None if seed is None else seat_seed(seed, game_id, seat))
@@ -92,7 +94,7 @@ MAX_OPENING_PLIES = 200
 """Random opening plies allowed: past this, random games end before the opening does."""
 
 
-def random_openings(game: str, count: int, plies: int, seed: int) -> list[str]:
+def random_openings(game: str, count: int, plies: int, seed: int, **game_options: str) -> list[str]:
     """``count`` positions reached by ``plies`` seeded random moves from the start (none finished).
 
     Random games that end before ``plies`` are drawn again, a bounded number of times: a
@@ -106,7 +108,7 @@ def random_openings(game: str, count: int, plies: int, seed: int) -> list[str]:
     for _ in range(attempts):
         if len(openings) == count:
             break
-        state = new_state(game)
+        state = new_state(game, **game_options)
         for _ in range(plies):
             if state.is_terminal():
                 break

@@ -49,12 +49,16 @@ class TournamentConfig:
     """each game's agents are seeded from (seed, game id): the same games with any number of workers"""
     gauntlet: bool = False
     """only the first agent's games: it meets each other agent, who do not meet each other"""
+    mode: str = "ffa"
+    """four-player rules: ffa or teams (pairs seated ``a b a b`` are partners opposite each other)"""
 
     def __post_init__(self) -> None:
         if len(self.agents) < 2:
             raise ValueError("a tournament needs at least two agents")
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"agent specs must differ (add ?seed=N to tell copies apart): {self.agents}")
+        if self.mode not in ("ffa", "teams") or (self.mode == "teams" and self.game != "four_player"):
+            raise ValueError(f"mode must be ffa, or teams in four_player, got {self.mode!r} for {self.game}")
         seats = self.seats
         if self.games_per_pair < seats or self.games_per_pair % seats:
             raise ValueError(
@@ -136,7 +140,7 @@ def _start_worker(parent: int, threads: int) -> None:
 _PR_SET_PDEATHSIG = 1
 
 
-def _play(game: str, scheduled: ScheduledGame, max_plies: int, seed: int) -> GameRecord:
+def _play(game: str, scheduled: ScheduledGame, max_plies: int, seed: int, mode: str = "ffa") -> GameRecord:
     """Play one scheduled game with this process's agents (built once, rebuilt after a failure)."""
     agents = []
     for spec in scheduled.players:
@@ -145,7 +149,8 @@ def _play(game: str, scheduled: ScheduledGame, max_plies: int, seed: int) -> Gam
         agents.append(_worker_agents[spec])
     if "torch" in sys.modules and "torch" in _worker_threads:
         sys.modules["torch"].set_num_threads(_worker_threads.pop("torch"))
-    record = play_game(game, agents, scheduled.opening, game_id=scheduled.id, max_plies=max_plies, seed=seed)
+    options = {"mode": mode} if mode != "ffa" else {}
+    record = play_game(game, agents, scheduled.opening, game_id=scheduled.id, max_plies=max_plies, seed=seed, **options)
     if record.forfeit:
         for spec in scheduled.players:  # an engine that failed is restarted for the next game
             agent = _worker_agents.pop(spec)
@@ -166,7 +171,7 @@ def prepare_output(config: TournamentConfig, out: Path) -> None:
     path = out / CONFIG_FILE
     wanted = asdict(config)
     if path.exists():
-        stored = {"gauntlet": False, **json.loads(path.read_text(encoding="utf-8"))}  # older files: round robins
+        stored = {"gauntlet": False, "mode": "ffa", **json.loads(path.read_text(encoding="utf-8"))}  # older files
         if stored != wanted:
             changed = sorted(k for k in wanted if stored.get(k) != wanted[k])
             raise ValueError(
@@ -189,7 +194,7 @@ def run_tournament(config: TournamentConfig, out: Path, workers: int = 1, progre
     with ResultsWriter(results_path) as writer:
         if workers <= 1:
             for scheduled in pending:
-                record = _play(config.game, scheduled, config.max_plies, config.seed)
+                record = _play(config.game, scheduled, config.max_plies, config.seed, config.mode)
                 writer.append(record)
                 done[record.id] = record
                 bar.update()
@@ -202,7 +207,9 @@ def run_tournament(config: TournamentConfig, out: Path, workers: int = 1, progre
                 initializer=_start_worker,
                 initargs=(os.getpid(), max(1, (os.cpu_count() or 1) // workers)),
             ) as pool:
-                running = {pool.submit(_play, config.game, g, config.max_plies, config.seed) for g in pending}
+                running = {
+                    pool.submit(_play, config.game, g, config.max_plies, config.seed, config.mode) for g in pending
+                }
                 try:
                     while running:
                         finished, running = wait(running, return_when=FIRST_COMPLETED)

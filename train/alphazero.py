@@ -26,6 +26,7 @@ from tqdm import tqdm
 
 from agents.alphazero.agent import NetworkEvaluator
 from agents.alphazero.checkpoint import CheckpointError
+from agents.alphazero.material import MaterialEvaluator
 from chess_envs.files import remove_stale_temporaries, write_text_atomic
 from train.alphazero_config import PRESETS, Args, self_play_search
 from train.cli import fail, parse_args, prepare_run_dir
@@ -34,11 +35,13 @@ from train.selfplay import FinishedGame, SelfPlay
 
 
 def new_self_play(args: Args, learner: Learner, seed: object) -> SelfPlay:
-    """Self-play with the learner's network (one process: the same weights object)."""
+    """Self-play with the learner's network (one process: the same weights object), or while the
+    run has played fewer than ``teacher_games`` games, with the material search as its teacher."""
+    teacher = learner.counters["games"] < args.teacher_games
     return SelfPlay(
         args.game,
-        NetworkEvaluator(learner.network.eval(), learner.device),
-        self_play_search(args),
+        MaterialEvaluator() if teacher else NetworkEvaluator(learner.network.eval(), learner.device),
+        self_play_search(args, teacher),
         args.games_in_parallel,
         args.temperature_plies,
         args.max_plies,
@@ -109,7 +112,6 @@ def main(argv: list[str] | None = None) -> Path:
     seconds_before = learner.counters["seconds"]
     counters = learner.counters
     bar = tqdm(desc="iterations", unit="it", disable=not args.progress, initial=counters["iteration"])
-    evaluator = self_play.mcts.evaluate
     play_total = network_total = 0.0
     try:
         while not stop["now"]:
@@ -117,6 +119,10 @@ def main(argv: list[str] | None = None) -> Path:
                 break
             if args.iterations and counters["iteration"] >= args.iterations:
                 break
+            if isinstance(self_play.mcts.evaluate, MaterialEvaluator) and counters["games"] >= args.teacher_games:
+                print(f"the teacher played {counters['games']} games: the network plays from now on")
+                self_play = new_self_play(args, learner, [args.seed, 1, counters["iteration"]])
+            evaluator = self_play.mcts.evaluate
             tick = time.monotonic()
             evaluations = self_play.network_evaluations
             network_before = evaluator.seconds

@@ -49,6 +49,10 @@ class Args:
     value_target_q: float = arg(
         0.0, "share of the search's root value in the value target, the rest the game's outcome (two players)"
     )
+    teacher_games: int = arg(
+        0, "four-player: the first this many self-play games are played by material-mcts (no network) to learn from"
+    )
+    teacher_simulations: int = arg(800, "simulations per move of the teacher's search")
     # learner
     optimizer: str = arg("adamw", "adamw or sgd (with momentum 0.9, Nesterov)")
     learning_rate: float = arg(2e-3, "peak learning rate")
@@ -104,6 +108,10 @@ class Args:
             raise ValueError(
                 f"value_target_q must be in [0, 1], and 0 for games of more than two players, got {self.value_target_q}"
             )
+        if self.teacher_games < 0 or self.teacher_simulations < 1:
+            raise ValueError(f"teacher_games must be >= 0 and teacher_simulations >= 1, got {self.teacher_games}")
+        if self.teacher_games and (self.game != "four_player" or self.backend != "local"):
+            raise ValueError("teacher_games: the material search teaches four_player, with --backend local")
         per_position = int(np.prod(prototype.observation_shape)) + 64 * 6 + 4 * prototype.num_players
         check_memory(f"a replay buffer of {self.replay_size:,} positions", self.replay_size * per_position)
 
@@ -185,19 +193,25 @@ PRESETS = {
     ),
     "four_player": dict(
         game="four_player",
-        filters=64,
-        blocks=6,
+        activation="relu",
+        filters=32,
+        blocks=4,
+        value_hidden=64,
         games_in_parallel=32,
         simulations=64,
+        teacher_games=100_000,
+        teacher_simulations=800,
+        temperature_plies=16,
         max_plies=400,
         batch_size=256,
         min_replay=5_000,
         moves_per_iteration=8,
         steps_per_iteration=8,
-        total_steps=50_000,
-        eval_every=50,
+        total_steps=20_000,
+        eval_every=100,
         eval_games=8,
-        eval_simulations=32,
+        eval_simulations=64,
+        checkpoint_every=300,
     ),
 }
 
@@ -216,15 +230,15 @@ def network_config(args: Args) -> NetworkConfig:
     )
 
 
-def self_play_search(args: Args) -> MCTSConfig:
-    """The search settings of self-play."""
+def self_play_search(args: Args, teacher: bool = False) -> MCTSConfig:
+    """The search settings of self-play (``teacher``: of the teacher's games, no cache: its values are cheap)."""
     return MCTSConfig(
-        simulations=args.simulations,
+        simulations=args.teacher_simulations if teacher else args.simulations,
         leaves_per_tree=args.leaves_per_tree,
         threads=args.search_threads,
         dirichlet_alpha=args.dirichlet_alpha,
         dirichlet_fraction=args.dirichlet_fraction,
         gumbel=args.gumbel,
-        cache_mb=64.0,
+        cache_mb=0.0 if teacher else 64.0,
         planes="uint8",
     )

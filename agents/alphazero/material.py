@@ -13,6 +13,8 @@ other team's) / scale)``.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
@@ -37,6 +39,8 @@ class MaterialEvaluator:
         if scale <= 0 or material_weight < 0:
             raise ValueError(f"scale must be > 0 and material_weight >= 0, got {scale} and {material_weight}")
         self.material_weight, self.scale, self.teams = material_weight, scale, teams
+        self.seconds = 0.0
+        """time spent evaluating, as the network evaluator counts it"""
         self._logits = np.zeros((0, FourPlayerState.num_actions), dtype=np.float32)
 
     def seat_scores(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -62,9 +66,12 @@ class MaterialEvaluator:
         return (differences.sum(axis=2) / 3.0).astype(np.float32)
 
     def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        start = time.perf_counter()
         if len(self._logits) < len(planes):
             self._logits = np.zeros((len(planes), FourPlayerState.num_actions), dtype=np.float32)
-        return self._logits[: len(planes)], self.values(planes)
+        values = self.values(planes)
+        self.seconds += time.perf_counter() - start
+        return self._logits[: len(planes)], values
 
 
 @register_agent("material-mcts")

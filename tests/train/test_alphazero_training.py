@@ -43,6 +43,18 @@ def test_smoke_preset_trains_checkpoints_logs_and_resumes(tmp_path, game):
     assert resumed["replay_added"] >= first["replay_added"]
 
 
+def test_four_player_teacher_plays_the_first_games_then_the_network(tmp_path, capsys):
+    flags = ["--game", "four_player", "--run-name", "taught", "--teacher-simulations", "8", "--eval-every", "0"]
+    path = run(tmp_path, *flags, "--teacher-games", "4", "--iterations", "6")
+    log = capsys.readouterr().out
+    assert "the teacher played" in log and "the network plays from now on" in log
+    counters = load_checkpoint(path, "four_player")["counters"]
+    assert counters["games"] > 4 and counters["learner_steps"] > 0
+    # resumed past the teacher's games, the network plays from the start
+    run(tmp_path, *flags, "--teacher-games", "4", "--iterations", "7", "--resume")
+    assert "the teacher played" not in capsys.readouterr().out
+
+
 def test_a_second_run_in_the_same_folder_needs_resume(tmp_path, capsys):
     run(tmp_path, "--run-name", "x")
     with pytest.raises(SystemExit) as refused:
@@ -64,6 +76,9 @@ def test_resume_refuses_a_checkpoint_of_another_game(tmp_path, capsys):
         (["--simulations", "0"], "simulations must be >= 1"),
         (["--optimizer", "lion"], "optimizer must be adamw or sgd"),
         (["--blocks", "two"], "invalid int value"),
+        (["--teacher-games", "5"], "the material search teaches four_player"),
+        (["--game", "four_player", "--teacher-games", "5", "--backend", "ray"], "with --backend local"),
+        (["--game", "four_player", "--teacher-games", "-1"], "teacher_games must be >= 0"),
     ],
 )
 def test_bad_arguments_are_rejected(tmp_path, capsys, flags, message):
