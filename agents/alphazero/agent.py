@@ -33,6 +33,8 @@ class NetworkEvaluator:
         self._version = -1
         self.seconds = 0.0
         """wall time spent in calls so far (the network's share of a search)"""
+        self.teams = False
+        """read a four-player network's per-seat values for Teams (:func:`team_values`)"""
 
     def _weights_version(self) -> int:
         """Changes whenever a weight or buffer is written in place (PyTorch counts those writes)."""
@@ -53,8 +55,18 @@ class NetworkEvaluator:
         with torch.autocast(self.device.type, dtype=torch.float16, enabled=self.device.type == "cuda"):
             logits, values = self._fused(batch)
         out = logits.float().cpu().numpy(), values.float().cpu().numpy()
+        if self.teams:
+            out = out[0], team_values(out[1])
         self.seconds += time.perf_counter() - start
         return out
+
+
+def team_values(values: np.ndarray) -> np.ndarray:
+    """Per-seat values ``[B, 4]`` (relative seats: 0 the mover, 2 its partner) read for Teams: each
+    seat's team's mean value less the other team's, so partners share one value and maximise it
+    together (an FFA network predicts placements; in Teams only the team's result counts)."""
+    lead = (values[:, 0] + values[:, 2] - values[:, 1] - values[:, 3]) / 2
+    return np.stack([lead, -lead, lead, -lead], axis=1)
 
 
 @register_agent("alphazero")
@@ -95,9 +107,8 @@ class AlphaZeroAgent(AgentBase):
                 raise ValueError("the alphazero agent needs a checkpoint: alphazero:PATH?sims=N")
             network, _ = load_network(path, game, self.device)
         self.num_players = game_class(game).num_players
-        self.mcts = MCTS(
-            NetworkEvaluator(network, self.device), self.num_players, config, np.random.default_rng(self._seed)
-        )
+        self.evaluator = NetworkEvaluator(network, self.device)
+        self.mcts = MCTS(self.evaluator, self.num_players, config, np.random.default_rng(self._seed))
 
     def reset(self, seed: int | None = None) -> None:
         """Empty the evaluation cache; with ``seed``, restart the search's random numbers from it."""
@@ -111,6 +122,10 @@ class AlphaZeroAgent(AgentBase):
         winning = winning_action(state)
         if winning is not None:
             return winning
+        teams = getattr(state, "mode", "ffa") == "teams"
+        if teams != self.evaluator.teams:  # cached values were read for the other mode
+            self.evaluator.teams = teams
+            self.mcts.cache.clear()
         tree = SearchTree(state.copy())
         self.mcts.search([tree])
         return self.mcts.choose(tree, self.temperature)

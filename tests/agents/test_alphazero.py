@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pickle
 
+import numpy as np
 import pytest
 import torch
 
 from agents import make_agent
+from agents.alphazero.agent import AlphaZeroAgent, team_values
 from agents.alphazero.checkpoint import FORMAT, CheckpointError, load_checkpoint, load_network, save_checkpoint
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
 from chess_envs.games import new_state
@@ -127,3 +129,23 @@ def test_agent_plays_legal_deterministic_games(tmp_path):
 def test_agent_needs_a_path():
     with pytest.raises(ValueError, match="needs a checkpoint"):
         make_agent("alphazero?sims=4", "los_alamos")
+
+
+def test_team_values_give_partners_one_value_from_per_seat_predictions():
+    values = np.array([[0.6, -0.2, 0.2, -0.6], [-1.0, 1.0, -1.0, 1.0]], dtype=np.float32)
+    np.testing.assert_allclose(team_values(values), [[0.8, -0.8, 0.8, -0.8], [-2.0, 2.0, -2.0, 2.0]])
+
+
+def test_four_player_agent_reads_values_per_team_only_in_teams():
+    state = new_state("four_player")
+    network = AlphaZeroNet(
+        NetworkConfig(*state.observation_shape, num_actions=state.num_actions, value_size=4, filters=8, blocks=1)
+    ).eval()
+    agent = AlphaZeroAgent("four_player", sims=4, network=network)
+    agent.select_action(state)
+    assert not agent.evaluator.teams
+    teams = new_state("four_player", mode="teams")
+    assert teams.legal_action_mask()[agent.select_action(teams)]
+    assert agent.evaluator.teams
+    _, values = agent.evaluator(teams.observation()[None])
+    assert values[0, 0] == values[0, 2] == -values[0, 1] == -values[0, 3]
