@@ -50,6 +50,15 @@ def new_self_play(args: Args, learner: Learner, seed: object) -> SelfPlay:
     )
 
 
+def with_teacher_values(games: list[FinishedGame], teacher: MaterialEvaluator, weight: float) -> list[FinishedGame]:
+    """The teacher's games with value targets ``(1 - weight) * outcome + weight * its evaluation``:
+    one game's final standings are a noisy label for each of its hundreds of positions; the
+    material and points the teacher reads off each position are a steadier, if shallower, one."""
+    for game in games:
+        game.values = ((1 - weight) * game.values + weight * teacher.values(game.planes)).astype(np.float32)
+    return games
+
+
 def game_metrics(games: list[FinishedGame]) -> dict[str, float]:
     """Length, draw rate and first-player win rate of the games that finished."""
     if not games:
@@ -127,6 +136,8 @@ def main(argv: list[str] | None = None) -> Path:
             evaluations = self_play.network_evaluations
             network_before = evaluator.seconds
             games = self_play.play(args.moves_per_iteration)
+            if isinstance(evaluator, MaterialEvaluator) and args.teacher_value_weight:
+                games = with_teacher_values(games, evaluator, args.teacher_value_weight)
             play_seconds = time.monotonic() - tick
             play_total += play_seconds
             network_total += evaluator.seconds - network_before

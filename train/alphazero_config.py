@@ -53,6 +53,9 @@ class Args:
         0, "four-player: the first this many self-play games are played by material-mcts (no network) to learn from"
     )
     teacher_simulations: int = arg(800, "simulations per move of the teacher's search")
+    teacher_value_weight: float = arg(
+        0.0, "share of the teacher's own evaluation of each position in its games' value targets, the rest the outcome"
+    )
     # learner
     optimizer: str = arg("adamw", "adamw or sgd (with momentum 0.9, Nesterov)")
     learning_rate: float = arg(2e-3, "peak learning rate")
@@ -108,6 +111,8 @@ class Args:
             raise ValueError(
                 f"value_target_q must be in [0, 1], and 0 for games of more than two players, got {self.value_target_q}"
             )
+        if not 0.0 <= self.teacher_value_weight <= 1.0:
+            raise ValueError(f"teacher_value_weight must be in [0, 1], got {self.teacher_value_weight}")
         if self.teacher_games < 0 or self.teacher_simulations < 1:
             raise ValueError(f"teacher_games must be >= 0 and teacher_simulations >= 1, got {self.teacher_games}")
         if self.teacher_games and (self.game != "four_player" or self.backend != "local"):

@@ -10,10 +10,14 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agents.alphazero.checkpoint import load_checkpoint
-from train.alphazero import main
+from agents.alphazero.material import MaterialEvaluator
+from chess_envs.games import new_state
+from train.alphazero import main, with_teacher_values
+from train.selfplay import FinishedGame
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,7 +49,7 @@ def test_smoke_preset_trains_checkpoints_logs_and_resumes(tmp_path, game):
 
 def test_four_player_teacher_plays_the_first_games_then_the_network(tmp_path, capsys):
     flags = ["--game", "four_player", "--run-name", "taught", "--teacher-simulations", "8", "--eval-every", "0"]
-    path = run(tmp_path, *flags, "--teacher-games", "4", "--iterations", "6")
+    path = run(tmp_path, *flags, "--teacher-games", "4", "--teacher-value-weight", "0.5", "--iterations", "6")
     log = capsys.readouterr().out
     assert "the teacher played" in log and "the network plays from now on" in log
     counters = load_checkpoint(path, "four_player")["counters"]
@@ -53,6 +57,17 @@ def test_four_player_teacher_plays_the_first_games_then_the_network(tmp_path, ca
     # resumed past the teacher's games, the network plays from the start
     run(tmp_path, *flags, "--teacher-games", "4", "--iterations", "7", "--resume")
     assert "the teacher played" not in capsys.readouterr().out
+
+
+def test_teacher_values_blend_the_outcome_with_the_teachers_evaluation():
+    state = new_state("four_player")
+    planes = np.stack([state.observation()] * 3)
+    outcome = np.tile(np.array([1.0, 1 / 3, -1 / 3, -1.0], np.float32), (3, 1))
+    game = FinishedGame(planes, [], [], outcome.copy(), outcome[0])
+    teacher = MaterialEvaluator()
+    [blended] = with_teacher_values([game], teacher, 0.25)
+    np.testing.assert_allclose(blended.values, 0.75 * outcome + 0.25 * teacher.values(planes), rtol=1e-6)
+    assert blended.values.dtype == np.float32
 
 
 def test_a_second_run_in_the_same_folder_needs_resume(tmp_path, capsys):
@@ -79,6 +94,7 @@ def test_resume_refuses_a_checkpoint_of_another_game(tmp_path, capsys):
         (["--teacher-games", "5"], "the material search teaches four_player"),
         (["--game", "four_player", "--teacher-games", "5", "--backend", "ray"], "with --backend local"),
         (["--game", "four_player", "--teacher-games", "-1"], "teacher_games must be >= 0"),
+        (["--teacher-value-weight", "1.5"], "teacher_value_weight must be in [0, 1]"),
     ],
 )
 def test_bad_arguments_are_rejected(tmp_path, capsys, flags, message):
