@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agents import make_agent
 from chess_envs.games import new_state
 from evaluate.play import parse_move, play_human
@@ -69,9 +71,10 @@ def test_the_game_ends_and_is_scored():
     assert any(line.startswith("illegal: cannot read 'Qd5'") for line in lines)
 
 
-def test_without_an_agent_the_shipped_network_plays():
+@pytest.mark.parametrize("game", ["los_alamos", "four_player"])
+def test_without_an_agent_the_shipped_network_plays(game):
     result = subprocess.run(
-        [sys.executable, "-m", "evaluate", "play", "--game", "los_alamos", "--seat", "1"],
+        [sys.executable, "-m", "evaluate", "play", "--game", game, "--seat", "1"],
         input="quit\n",
         capture_output=True,
         text=True,
@@ -79,4 +82,4 @@ def test_without_an_agent_the_shipped_network_plays():
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    assert "checkpoints/los_alamos.pt" in result.stdout or "R N Q K N R" in result.stdout
+    assert f"checkpoints/{game}.pt" in result.stdout
