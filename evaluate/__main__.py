@@ -14,7 +14,7 @@ from agents.base import AgentError, known_kinds, make_agent
 from agents.shipped import shipped_agent
 from chess_envs.files import check_writable, write_text_atomic
 from chess_envs.games import GAMES, game_class
-from evaluate.game import MAX_OPENING_PLIES, random_openings, read_openings
+from evaluate.game import MAX_OPENING_PLIES, game_options, random_openings, read_openings
 from evaluate.play import play_human, save_pgn
 from evaluate.ratings import rate
 from evaluate.report import crosstable, pairwise_results, pgn, plot_ratings, rating_table
@@ -117,8 +117,7 @@ def tournament(args: argparse.Namespace) -> None:
     if args.openings_file is not None:
         openings = read_openings(str(args.openings_file), args.game)
     else:
-        options = {"mode": args.mode} if args.mode != "ffa" else {}
-        openings = random_openings(args.game, count, args.openings_plies, args.seed, **options)
+        openings = random_openings(args.game, count, args.openings_plies, args.seed, **game_options(args.mode))
     config = TournamentConfig(
         args.game,
         list(args.agents),

@@ -42,6 +42,11 @@ def seat_seed(seed: int, game_id: str, seat: int) -> int:
     return int.from_bytes(digest, "little") >> 1
 
 
+def game_options(mode: str) -> dict[str, str]:
+    """The state options of a four-player ``mode`` (none for Free-For-All, the default of every game)."""
+    return {} if mode == "ffa" else {"mode": mode}
+
+
 def play_game(
     game: str,
     agents: list[Agent],

@@ -31,7 +31,7 @@ from tqdm import tqdm
 from agents.base import Agent, make_agent
 from chess_envs.files import write_text_atomic
 from chess_envs.games import game_class
-from evaluate.game import GameRecord, play_game
+from evaluate.game import GameRecord, game_options, play_game
 from evaluate.results import ResultsWriter, read_results
 
 RESULTS_FILE = "games.jsonl"
@@ -149,7 +149,7 @@ def _play(game: str, scheduled: ScheduledGame, max_plies: int, seed: int, mode: 
         agents.append(_worker_agents[spec])
     if "torch" in sys.modules and "torch" in _worker_threads:
         sys.modules["torch"].set_num_threads(_worker_threads.pop("torch"))
-    options = {"mode": mode} if mode != "ffa" else {}
+    options = game_options(mode)
     record = play_game(game, agents, scheduled.opening, game_id=scheduled.id, max_plies=max_plies, seed=seed, **options)
     if record.forfeit:
         for spec in scheduled.players:  # an engine that failed is restarted for the next game

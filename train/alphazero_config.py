@@ -114,7 +114,10 @@ class Args:
         if not 0.0 <= self.teacher_value_weight <= 1.0:
             raise ValueError(f"teacher_value_weight must be in [0, 1], got {self.teacher_value_weight}")
         if self.teacher_games < 0 or self.teacher_simulations < 1:
-            raise ValueError(f"teacher_games must be >= 0 and teacher_simulations >= 1, got {self.teacher_games}")
+            raise ValueError(
+                "teacher_games must be >= 0 and teacher_simulations >= 1, "
+                f"got {self.teacher_games} and {self.teacher_simulations}"
+            )
         if self.teacher_games and (self.game != "four_player" or self.backend != "local"):
             raise ValueError("teacher_games: the material search teaches four_player, with --backend local")
         per_position = int(np.prod(prototype.observation_shape)) + 64 * 6 + 4 * prototype.num_players
