@@ -8,20 +8,22 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include "buffers.hpp"
 #include "fen4.hpp"
 #include "four_player.hpp"
 #include "game.hpp"
+#include "in_use.hpp"
 #include "vector_env.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
 using namespace chess_envs;
-
-template <class T>
-using Array = nb::ndarray<T, nb::numpy, nb::c_contig, nb::device::cpu>;
+using buffers::Array;
+using buffers::exact;
 
 namespace {
 
+// Array inputs that are copied (tables) may be converted from other dtypes.
 template <class T>
 T* checked(Array<T>& array, std::size_t size, const char* what) {
     if (array.size() != size)
@@ -59,7 +61,13 @@ void bind_game(nb::module_& m, const char* name) {
             "A game from `fen`; `flag` is claim_draws (chess) or adjudicate_insufficient_material (Los Alamos).")
         .def("copy", [](const G& g) { return G(g); })
         .def("fen", &G::fen)
-        .def("reset", [](G& g, nb::handle fen) { g.reset(text_of(fen, "fen")); }, "fen"_a)
+        .def(
+            "reset",
+            [](G& g, nb::handle fen) {
+                g.holds().check_free("reset");
+                g.reset(text_of(fen, "fen"));
+            },
+            "fen"_a)
         .def_prop_ro("side", [](const G& g) { return g.position().side; })
         .def_prop_ro("halfmove_clock", [](const G& g) { return g.position().halfmove_clock; })
         .def_prop_ro("fullmove_number", [](const G& g) { return g.position().fullmove_number; })
@@ -70,12 +78,23 @@ void bind_game(nb::module_& m, const char* name) {
         .def("in_check", [](const G& g) { return g.position().in_check(); })
         .def("termination", &G::termination)
         .def("winner", &G::winner)
-        .def("apply", &G::apply, "action"_a)
-        .def("undo", &G::undo)
+        .def(
+            "apply",
+            [](G& g, int action) {
+                g.holds().check_free("apply a move to");
+                return g.apply(action);
+            },
+            "action"_a)
+        .def("undo",
+             [](G& g) {
+                 g.holds().check_free("undo a move of");
+                 g.undo();
+             })
+        .def_prop_ro("key", &G::key, "The position's repetition key (a search tree's root identity).")
         .def("num_legal", [](G& g) { return g.termination() ? 0 : g.legal().size; })
         .def("legal_actions",
              [](G& g) {
-                 std::int64_t buffer[256];
+                 std::int64_t buffer[MAX_MOVES];
                  int n = g.legal_actions(buffer);
                  auto* data = new std::int64_t[std::size_t(n)];
                  std::copy(buffer, buffer + n, data);
@@ -83,17 +102,26 @@ void bind_game(nb::module_& m, const char* name) {
                  return Array<std::int64_t>(data, {std::size_t(n)}, owner);
              })
         .def("legal_mask",
-             [](G& g, Array<std::uint8_t> out) { g.legal_mask(checked(out, std::size_t(g.num_actions()), "mask")); })
+             [](G& g, nb::handle out) {
+                 auto mask = exact<std::uint8_t>(out, std::size_t(g.num_actions()), "mask");
+                 g.legal_mask(mask.data());
+             })
         .def("legal_mask_bool",
-             [](G& g, Array<bool> out) {
-                 g.legal_mask(reinterpret_cast<std::uint8_t*>(checked(out, std::size_t(g.num_actions()), "mask")));
+             [](G& g, nb::handle out) {
+                 auto mask = exact<bool>(out, std::size_t(g.num_actions()), "mask");
+                 g.legal_mask(reinterpret_cast<std::uint8_t*>(mask.data()));
              })
         .def("observation",
-             [](const G& g, int player, Array<float> out) {
+             [](const G& g, int player, nb::handle out) {
                  if (player != 0 && player != 1) throw std::invalid_argument("player must be 0 or 1");
-                 g.observation(player, checked(out, std::size_t(g.num_planes()) * V::N * V::N, "observation"));
+                 auto planes = exact<float>(out, std::size_t(g.num_planes()) * V::N * V::N, "observation");
+                 g.observation(player, planes.data());
              })
-        .def("material", [](const G& g, Array<float> out) { g.material(checked(out, 2, "material")); })
+        .def("material",
+             [](const G& g, nb::handle out) {
+                 auto values = exact<float>(out, 2, "material");
+                 g.material(values.data());
+             })
         .def("legal_moves",
              [](G& g) {
                  // (action, from, to, promotion piece or 0) of each legal move, whatever the draw rules say.
@@ -132,41 +160,51 @@ void bind_game(nb::module_& m, const char* name) {
             "depth"_a);
 }
 
-// The vector env methods shared by every game; `E` is VectorEnv<G>.
+// The vector env methods shared by every game; `E` is VectorEnv<G>. Each call claims the env
+// before it reads its arguments (a second thread is refused, InUse) and releases the GIL only
+// while the core steps the games, with every buffer checked and held.
 template <class E, class C>
 void bind_vector_methods(C& cls) {
     cls.def(
            "reset",
-           [](E& e, std::uint64_t seed, bool seeded, Array<float> obs, Array<std::uint8_t> mask) {
-               float* o = checked(obs, e.observation_size() * e.size(), "observation");
-               std::uint8_t* k = checked(mask, std::size_t(e.num_actions()) * e.size(), "mask");
+           [](E& e, std::uint64_t seed, bool seeded, nb::handle obs, nb::handle mask) {
+               auto lock = e.claim();
+               auto o = exact<float>(obs, e.observation_size() * e.size(), "observation");
+               auto k = exact<std::uint8_t>(mask, std::size_t(e.num_actions()) * e.size(), "mask");
                nb::gil_scoped_release release;
-               e.reset_all(seed, seeded, o, k);
+               e.reset_all(seed, seeded, o.data(), k.data());
            },
            "seed"_a, "seeded"_a, "observation"_a, "mask"_a)
         .def(
             "step",
-            [](E& e, Array<std::int64_t> actions, Array<float> obs, Array<std::uint8_t> mask, Array<float> rewards,
-               Array<bool> terminated, Array<bool> truncated, Array<std::int8_t> termination) {
+            [](E& e, nb::handle actions, nb::handle obs, nb::handle mask, nb::handle rewards, nb::handle terminated,
+               nb::handle truncated, nb::handle termination) {
+                auto lock = e.claim();
                 std::size_t n = e.size();
-                const std::int64_t* a = checked(actions, n, "actions");
-                float* o = checked(obs, e.observation_size() * n, "observation");
-                std::uint8_t* k = checked(mask, std::size_t(e.num_actions()) * n, "mask");
-                float* r = checked(rewards, n, "rewards");
-                bool* te = checked(terminated, n, "terminated");
-                bool* tr = checked(truncated, n, "truncated");
-                std::int8_t* why = checked(termination, n, "termination");
+                auto a = exact<const std::int64_t>(actions, n, "actions");
+                auto o = exact<float>(obs, e.observation_size() * n, "observation");
+                auto k = exact<std::uint8_t>(mask, std::size_t(e.num_actions()) * n, "mask");
+                auto r = exact<float>(rewards, n, "rewards");
+                auto te = exact<bool>(terminated, n, "terminated");
+                auto tr = exact<bool>(truncated, n, "truncated");
+                auto why = exact<std::int8_t>(termination, n, "termination");
                 nb::gil_scoped_release release;
-                e.step(a, o, k, r, te, tr, why);
+                e.step(a.data(), o.data(), k.data(), r.data(), te.data(), tr.data(), why.data());
             },
             "actions"_a, "observation"_a, "mask"_a, "rewards"_a, "terminated"_a, "truncated"_a, "termination"_a)
         .def("reset_done",
-             [](E& e, Array<float> obs, Array<std::uint8_t> mask) {
-                 return e.reset_done(checked(obs, e.observation_size() * e.size(), "observation"),
-                                     checked(mask, std::size_t(e.num_actions()) * e.size(), "mask"));
+             [](E& e, nb::handle obs, nb::handle mask) {
+                 auto lock = e.claim();
+                 auto o = exact<float>(obs, e.observation_size() * e.size(), "observation");
+                 auto k = exact<std::uint8_t>(mask, std::size_t(e.num_actions()) * e.size(), "mask");
+                 return e.reset_done(o.data(), k.data());
              })
         .def("random_actions",
-             [](E& e, Array<std::int64_t> out) { e.random_actions(checked(out, e.size(), "actions")); })
+             [](E& e, nb::handle out) {
+                 auto lock = e.claim();
+                 auto a = exact<std::int64_t>(out, e.size(), "actions");
+                 e.random_actions(a.data());
+             })
         .def_prop_ro("num_envs", [](const E& e) { return int(e.size()); });
 }
 
@@ -186,7 +224,13 @@ void bind_vector(nb::module_& m, const char* name) {
         },
         "num_envs"_a, "fen"_a, "history"_a, "flag"_a, "table"_a, "random_opponent"_a, "agent_seat"_a, "max_plies"_a,
         "threads"_a);
-    cls.def("fen", [](E& e, int i) { return e.game(e.checked_index(i)).fen(); }, "index"_a);
+    cls.def(
+        "fen",
+        [](E& e, int i) {
+            auto lock = e.claim();
+            return e.game(e.checked_index(i)).fen();
+        },
+        "index"_a);
     bind_vector_methods<E>(cls);
 }
 
@@ -212,8 +256,13 @@ four::FourBoard make_four_board(const std::vector<int>& squares, int turn, const
         state.castling[0][c] = kingside[std::size_t(c)];
         state.castling[1][c] = queenside[std::size_t(c)];
         state.points[c] = points[std::size_t(c)];
-        for (int k : {en_passant[std::size_t(2 * c)], en_passant[std::size_t(2 * c + 1)]})
-            if (k < -1 || k >= four::SQUARES) throw std::invalid_argument("bad en passant square");
+        int skipped = en_passant[std::size_t(2 * c)], landing = en_passant[std::size_t(2 * c + 1)];
+        bool none = skipped == -1 && landing == -1;
+        auto square = [](int k) { return k >= 0 && k < four::SQUARES && four::playable(k / four::SIZE, k % four::SIZE); };
+        if (!none && !(square(skipped) && square(landing)))
+            throw std::invalid_argument("en passant of colour " + std::to_string(c) +
+                                        " must be (-1, -1) or two playable squares (skipped, landing), got (" +
+                                        std::to_string(skipped) + ", " + std::to_string(landing) + ")");
         state.ep_skipped[c] = en_passant[std::size_t(2 * c)];
         state.ep_landing[c] = en_passant[std::size_t(2 * c + 1)];
     }
@@ -231,12 +280,14 @@ NB_MODULE(_core, m) {
     // The action tables are cached in Python module globals for the life of the process, and
     // processes that exit while they are alive made nanobind print false "leaked instance" reports.
     nb::set_leak_warnings(false);
+    nb::exception<InUse>(m, "InUseError", PyExc_RuntimeError);
     nb::class_<ActionTable>(m, "ActionTable")
         .def(
             "__init__",
             [](ActionTable* self, int squares, int num_actions, Array<std::int32_t> table) {
-                std::size_t expected = std::size_t(2) * squares * squares * 5;
                 if (squares != 36 && squares != 64) throw std::invalid_argument("squares must be 36 or 64");
+                if (num_actions < 1 || num_actions > (1 << 20)) throw std::invalid_argument("num_actions must be in [1, 2**20]");
+                std::size_t expected = std::size_t(2) * std::size_t(squares) * std::size_t(squares) * 5;
                 const std::int32_t* data = checked(table, expected, "action table");
                 for (std::size_t i = 0; i < expected; ++i)
                     if (data[i] < -1 || data[i] >= num_actions)
@@ -283,10 +334,11 @@ NB_MODULE(_core, m) {
         })
         .def(
             "perft",
-            [](FourBoard& b, int depth) {
+            [](const FourBoard& b, int depth) {
                 if (depth < 0) throw std::invalid_argument("depth must be >= 0");
+                FourBoard board = b;  // walked without the GIL: the caller's board stays untouched
                 nb::gil_scoped_release release;
-                return b.perft(depth);
+                return board.perft(depth);
             },
             "depth"_a)
         .def("snapshot", [](const FourBoard& b) {
@@ -324,8 +376,19 @@ NB_MODULE(_core, m) {
         .def("termination", &FourGame::termination)
         .def("winner_team", &FourGame::winner_team)
         .def("final_points", [](FourGame& g) { return std::vector<int>(g.final_points().begin(), g.final_points().end()); })
-        .def("apply", &FourGame::apply, "action"_a)
-        .def("undo", &FourGame::undo)
+        .def(
+            "apply",
+            [](FourGame& g, int action) {
+                g.holds().check_free("apply a move to");
+                return g.apply(action);
+            },
+            "action"_a)
+        .def("undo",
+             [](FourGame& g) {
+                 g.holds().check_free("undo a move of");
+                 g.undo();
+             })
+        .def_prop_ro("key", &FourGame::key, "The position's repetition key (a search tree's root identity).")
         .def("num_legal", &FourGame::num_legal)
         .def("legal_actions",
              [](FourGame& g) {
@@ -337,8 +400,9 @@ NB_MODULE(_core, m) {
                  return Array<std::int64_t>(data, {buffer.size()}, owner);
              })
         .def("legal_mask_bool",
-             [](FourGame& g, Array<bool> out) {
-                 g.legal_mask(reinterpret_cast<std::uint8_t*>(checked(out, std::size_t(four::SQUARES) * 109, "mask")));
+             [](FourGame& g, nb::handle out) {
+                 auto mask = exact<bool>(out, std::size_t(four::SQUARES) * 109, "mask");
+                 g.legal_mask(reinterpret_cast<std::uint8_t*>(mask.data()));
              })
         .def("legal_moves",
              [](FourGame& g) {
@@ -349,9 +413,10 @@ NB_MODULE(_core, m) {
                  return out;
              })
         .def("observation",
-             [](const FourGame& g, int player, Array<float> out) {
+             [](const FourGame& g, int player, nb::handle out) {
                  if (player < 0 || player > 3) throw std::invalid_argument("player must be 0, 1, 2 or 3");
-                 g.observation(player, checked(out, std::size_t(g.num_planes()) * four::SQUARES, "observation"));
+                 auto planes = exact<float>(out, std::size_t(g.num_planes()) * four::SQUARES, "observation");
+                 g.observation(player, planes.data());
              })
         .def("snapshot", [](const FourGame& g) {
             const four::FourState& s = g.board().state();
@@ -384,8 +449,13 @@ NB_MODULE(_core, m) {
                                },
                                "num_envs"_a, "prototype"_a, "random_opponent"_a, "agent_seat"_a, "max_plies"_a,
                                "threads"_a);
-    four_vector.def("game", [](FourVector& e, int i) { return e.game(e.checked_index(i)); }, "index"_a,
-                    "A copy of game `index`.");
+    four_vector.def(
+        "game",
+        [](FourVector& e, int i) {
+            auto lock = e.claim();
+            return e.game(e.checked_index(i));
+        },
+        "index"_a, "A copy of game `index`.");
     bind_vector_methods<FourVector>(four_vector);
     bind_vector<StandardChess>(m, "ChessVector");
     bind_vector<LosAlamos>(m, "LosAlamosVector");

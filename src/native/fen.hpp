@@ -101,6 +101,11 @@ Position<V> parse_fen(const std::string& fen) {
                                         std::to_string(file) + " files, not " + std::to_string(N));
     }
     for (int colour : {WHITE, BLACK})
+        if (popcount(pos.occupied[colour]) > MAX_PIECES_PER_SIDE)
+            throw std::invalid_argument("'" + fen + "' has " + std::to_string(popcount(pos.occupied[colour])) +
+                                        (colour ? " black" : " white") + " pieces; at most " +
+                                        std::to_string(MAX_PIECES_PER_SIDE) + " a side are accepted");
+    for (int colour : {WHITE, BLACK})
         if (kings[colour] != 1)
             throw std::invalid_argument("'" + fen + "' has " + std::to_string(kings[colour]) + (colour ? " black" : " white") +
                                         " kings, not 1");

@@ -644,6 +644,13 @@ class FourGame {
     FourGame(const FourBoard& board, int history, bool claim_win, std::shared_ptr<const FourActionTable> table)
         : start_(board), board_(board), history_(history), claim_win_(claim_win), table_(std::move(table)) {
         if (history < 1 || history > 32) throw std::invalid_argument("history must be in [1, 32]");
+        if (!table_) throw std::invalid_argument("the action table must not be None");
+        if (board.plies()) throw std::invalid_argument("a four-player game starts from a board with no moves played");
+        const FourState& s = board.state();
+        // FFA play never leaves a player without a move to move (the end-of-move rules take them out):
+        // a loaded position must be settled first, or the mover would have no move and no game end.
+        if (!board.teams() && !s.game_over && !board_.has_legal_move(s.turn))
+            throw std::invalid_argument("the FFA board is not settled: the player to move has no legal move (call settle() first)");
         record();
     }
 
@@ -703,6 +710,9 @@ class FourGame {
     int num_planes() const { return PLANES_PER_STEP * history_ + META_PLANES; }
     int plies() const { return int(keys_.size()) - 1; }
     int repetitions() const { return counts_.back(); }
+    // The position's repetition key: a search tree's root identity with plies().
+    u64 key() const { return keys_.back(); }
+    SearchHolds& holds() { return holds_; }
     const std::array<int, 4>& final_points() { termination(); return final_points_; }
 
     const std::vector<int>& legal() {
@@ -956,6 +966,7 @@ class FourGame {
     bool actions_ready_ = false;
     int termination_ = -1;
     std::array<int, 4> final_points_{};
+    SearchHolds holds_;
 };
 
 }  // namespace chess_envs::four

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fen.hpp"
+#include "in_use.hpp"
 #include "variants.hpp"
 
 namespace chess_envs {
@@ -108,6 +109,10 @@ class Game {
     Game(const std::string& fen, GameOptions options, std::shared_ptr<const ActionTable> table)
         : options_(options), table_(std::move(table)) {
         if (options.history < 1 || options.history > 32) throw std::invalid_argument("history must be in [1, 32]");
+        if (!table_) throw std::invalid_argument("the action table must not be None");
+        if (table_->squares != SQUARES)
+            throw std::invalid_argument("the action table is for a board of " + std::to_string(table_->squares) +
+                                        " squares, but " + V::NAME + " has " + std::to_string(SQUARES));
         reset(fen);
     }
 
@@ -130,6 +135,10 @@ class Game {
     int num_actions() const { return table_->num_actions; }
     int plies() const { return int(undos_.size()); }
     int repetitions() const { return frames_.back().count; }
+    // The position's repetition key (pieces, side, castling, a legal en passant): a search tree's
+    // root identity with plies().
+    u64 key() const { return keys_.back(); }
+    SearchHolds& holds() { return holds_; }
     int num_planes() const { return PLANES_PER_STEP * options_.history + V::META_PLANES; }
     std::string fen() const { return to_fen(pos_); }
 
@@ -169,7 +178,7 @@ class Game {
     int legal_with_moves(std::int64_t* actions, Move* moves) {
         if (termination()) return 0;
         const MoveList& list = legal();
-        int order[256];
+        int order[MAX_MOVES];
         for (int i = 0; i < list.size; ++i) order[i] = i;
         std::sort(order, order + list.size, [&](int a, int b) { return actions_[a] > actions_[b]; });
         for (int i = 0; i < list.size; ++i) {
@@ -306,20 +315,25 @@ class Game {
         termination_ = -1;
     }
 
+    // python-chess's order of Board.outcome(): checkmate, insufficient material, stalemate, the
+    // automatic draws, then (claim_draws) fifty moves before threefold repetition. Los Alamos keeps
+    // the same order with its adjudication in place of insufficient material.
     int compute_termination() {
         const MoveList& list = legal();
-        if (list.size == 0) return pos_.in_check() ? CHECKMATE : STALEMATE;
+        if (list.size == 0 && pos_.in_check()) return CHECKMATE;
         int reps = repetitions();
         if constexpr (V::CASTLING) {
             if (insufficient(WHITE) && insufficient(BLACK)) return INSUFFICIENT_MATERIAL;
+            if (list.size == 0) return STALEMATE;
             if (pos_.halfmove_clock >= 150) return SEVENTYFIVE_MOVES;
             if (reps >= 5) return FIVEFOLD_REPETITION;
             if (options_.claim_draws) {
-                if (reps >= 3) return THREEFOLD_REPETITION;
                 if (pos_.halfmove_clock >= 100) return FIFTY_MOVES;
+                if (reps >= 3) return THREEFOLD_REPETITION;
             }
         } else {
             if (options_.adjudicate_insufficient_material && bare_material()) return INSUFFICIENT_MATERIAL;
+            if (list.size == 0) return STALEMATE;
             if (pos_.halfmove_clock >= 100) return FIFTY_MOVES;
             if (reps >= 3) return THREEFOLD_REPETITION;
         }
@@ -357,7 +371,8 @@ class Game {
     std::vector<u64> keys_;
     std::vector<Frame> frames_;
     MoveList legal_;
-    int actions_[256];
+    int actions_[MAX_MOVES];
+    SearchHolds holds_;
     bool legal_ready_ = false;
     int termination_ = -1;
 };

@@ -24,8 +24,17 @@ constexpr int move_to(Move m) { return (m >> 6) & 63; }
 constexpr int move_promotion(Move m) { return (m >> 12) & 7; }
 constexpr MoveKind move_kind(Move m) { return MoveKind((m >> 15) & 3); }
 
+// Room for every legal move of any position the FEN reader accepts, and of every position play
+// reaches from one: the reader allows at most MAX_PIECES_PER_SIDE pieces a side (python-chess's
+// validity rule), and a side's moves are at most the sum over its pieces of each piece's most:
+// queen 27, bishop 13, rook 14, knight 8, king 8 + 2 castlings, pawn 12 (3 targets x 4 promotions).
+// With one king that is at most 15 * 27 + 10 = 415 (captures and promotions never add pieces).
+constexpr int MAX_PIECES_PER_SIDE = 16;
+constexpr int MAX_MOVES = 512;
+static_assert((MAX_PIECES_PER_SIDE - 1) * 27 + 10 <= MAX_MOVES, "a move list must hold every legal move");
+
 struct MoveList {
-    Move moves[256];
+    Move moves[MAX_MOVES];
     int size = 0;
     void add(Move m) { moves[size++] = m; }
 };

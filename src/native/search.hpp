@@ -22,6 +22,8 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "in_use.hpp"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -40,6 +42,20 @@ struct Config {
     double gumbel_c_visit = 50.0;
     double gumbel_c_scale = 1.0;
     int threads = 1;  // trees descended in parallel during collect()
+
+    static constexpr int MAX_THREADS = 256, MAX_LEAVES = 4096;
+
+    // Every setting finite and in its range (a NaN would break the orderings the search sorts by).
+    void check() const {
+        for (double x : {c_puct_init, c_puct_base, fpu_reduction, root_fpu, virtual_loss, gumbel_c_visit, gumbel_c_scale})
+            if (!std::isfinite(x)) throw std::invalid_argument("search settings must be finite numbers");
+        if (c_puct_base <= 0) throw std::invalid_argument("c_puct_base must be > 0");
+        if (virtual_loss < 0) throw std::invalid_argument("virtual_loss must be >= 0");
+        if (leaves_per_tree < 1 || leaves_per_tree > MAX_LEAVES)
+            throw std::invalid_argument("leaves_per_tree must be in [1, " + std::to_string(MAX_LEAVES) + "]");
+        if (threads < 1 || threads > MAX_THREADS)
+            throw std::invalid_argument("threads must be in [1, " + std::to_string(MAX_THREADS) + "]");
+    }
 };
 
 constexpr int MAX_SEATS = 4;
@@ -85,7 +101,7 @@ class Cache {
     static constexpr std::size_t OVERHEAD = 128;  // key, list and map nodes, vector header
 
     explicit Cache(double megabytes) {
-        if (!(megabytes >= 0) || !std::isfinite(megabytes)) throw std::invalid_argument("cache_mb must be a finite number >= 0");
+        if (!(megabytes >= 0) || !(megabytes <= 1e9)) throw std::invalid_argument("cache_mb must be a number in [0, 1e9]");
         capacity_ = std::size_t(megabytes * 1'000'000);
     }
     std::size_t capacity() const { return capacity_; }
@@ -146,22 +162,39 @@ struct Node {
     int depth = 0;  // plies to the end along the proof, once proven
     int n = 0;      // simulations backed up through this node
     int first = 0, count = 0;
+    std::uint64_t key = 0;  // the game's repetition key at this node (the root's tells whether the game moved)
     double visit_sum = 0, value_sum = 0;  // over the node's edges, kept up to date for select()
     Values value{};   // per seat: the network's estimate, or the game's returns when terminal
     Values proof{};   // per seat: the exact value once proven
 };
 
-// One game's search tree. The game is borrowed (Python's state owns it) and is walked with
-// apply/undo; the tree is rebuilt compactly below the played move on reroot (tree reuse).
+// One game's search tree. The game is borrowed (Python's state owns it, the binding keeps it alive)
+// and is walked with apply/undo; the tree is rebuilt compactly below the played move on reroot
+// (tree reuse). The tree knows its root position (the root node's key and the game's ply count), so
+// a game moved under it is noticed: a search rebuilds the tree, a question about the last search fails.
 template <class G>
 class Tree {
   public:
-    explicit Tree(G* game) : game_(game) {}
+    explicit Tree(G* game) : game_(game) {
+        if (!game) throw std::invalid_argument("a search tree needs a game");
+    }
 
     G& game() { return *game_; }
     bool has_root() const { return root_ >= 0; }
     const Node& node(int i) const { return nodes_[std::size_t(i)]; }
     int root() const { return root_; }
+
+    // Whether the game is still at the tree's root position.
+    bool at_root() const { return root_ >= 0 && nodes_[std::size_t(root_)].key == game_->key() && root_plies_ == game_->plies(); }
+
+    // The search that holds the tree (nullptr: none); it must not be rerooted or cleared meanwhile.
+    const void* owner() const { return owner_; }
+    void set_owner(const void* owner) { owner_ = owner; }
+    void check_free(const char* action) const {
+        if (owner_)
+            throw InUse(std::string("in use: cannot ") + action +
+                        " a tree while a search holds it; let the search finish or cancel it first");
+    }
 
     // Edge arrays (index node.first + k for the k-th legal action of a node).
     std::vector<std::int64_t> action;
@@ -204,21 +237,48 @@ class Tree {
         return int(nodes_.size()) - 1;
     }
     Node& mutable_node(int i) { return nodes_[std::size_t(i)]; }
-    void set_root(int i) { root_ = i; }
+    // Node i (built at the game's current position) becomes the root.
+    void set_root(int i) {
+        root_ = i;
+        root_plies_ = game_->plies();
+    }
 
-    // Keep the subtree below the root's edge to `played` (if any) as the new, compacted tree.
+    // After `played` was played on the game: keep the subtree below the root's edge to it as the new,
+    // compacted tree, if the game is now at that child; otherwise start afresh.
     void reroot(std::int64_t played) {
+        check_free("reroot");
         int keep = -1;
-        if (root_ >= 0) {
+        if (root_ >= 0 && game_->plies() == root_plies_ + 1) {
             const Node& r = nodes_[std::size_t(root_)];
             for (int k = 0; k < r.count; ++k)
                 if (action[std::size_t(r.first + k)] == played) keep = child[std::size_t(r.first + k)];
+            if (keep >= 0 && nodes_[std::size_t(keep)].key != game_->key()) keep = -1;
         }
+        Tree fresh(game_);
+        if (keep >= 0) fresh.root_ = fresh.copy_subtree(*this, keep);
+        replace_nodes(fresh);
+        root_plies_ = root_ >= 0 ? game_->plies() : -1;
+    }
+
+    void clear() {
+        check_free("clear");
+        forget();
+    }
+
+    // Drop every node (the search's rebuild of a tree whose game moved).
+    void forget() {
+        Tree fresh(game_);
+        replace_nodes(fresh);
+        root_plies_ = -1;
+    }
+
+    std::size_t node_count() const { return nodes_.size(); }
+
+  private:
+    void replace_nodes(Tree& fresh) {
         gumbel_active = false;
         gumbel.clear();
         candidates.clear();
-        Tree fresh(game_);
-        if (keep >= 0) fresh.root_ = fresh.copy_subtree(*this, keep);
         nodes_ = std::move(fresh.nodes_);
         action = std::move(fresh.action);
         move = std::move(fresh.move);
@@ -229,14 +289,6 @@ class Tree {
         root_ = fresh.root_;
     }
 
-    void clear() {
-        Tree fresh(game_);
-        *this = std::move(fresh);
-    }
-
-    std::size_t node_count() const { return nodes_.size(); }
-
-  private:
     int copy_subtree(const Tree& from, int source) {
         // Breadth first; children are copied after their parent's edges exist.
         std::vector<std::pair<int, int>> queue{{source, -1}};  // (node in `from`, edge here to fill)
@@ -270,9 +322,16 @@ class Tree {
     G* game_;
     std::vector<Node> nodes_;
     int root_ = -1;
+    int root_plies_ = -1;  // the game's plies() at the root
+    const void* owner_ = nullptr;
 };
 
 // The search over a batch of trees of one game type.
+//
+// Calls go in phases: expand_roots() [receive()], then begin(), then collect() and receive() in turn
+// until collect() returns -1. From expand_roots() or begin() until then the search holds its trees
+// (no reroot or clear) and their games (no move applied or undone from outside); a wave's outputs
+// must be received before anything else; abort() gives everything back as it was before the wave.
 template <class G>
 class Search {
   public:
@@ -280,9 +339,30 @@ class Search {
         : config_(config), players_(num_players), cache_(std::move(cache)), planes_size_(std::size_t(planes_size)),
           num_actions_(num_actions) {
         if (num_players < 2 || num_players > MAX_SEATS) throw std::invalid_argument("num_players must be 2..4");
-        if (config.leaves_per_tree < 1) throw std::invalid_argument("leaves_per_tree must be >= 1");
-        if (config.threads < 1) throw std::invalid_argument("threads must be >= 1");
+        if (!cache_) throw std::invalid_argument("cache must not be None");
+        if (planes_size < 1 || num_actions < 1) throw std::invalid_argument("planes_size and num_actions must be >= 1");
+        config.check();
         shards_.resize(std::size_t(config.threads));
+    }
+    Search(const Search&) = delete;
+    Search& operator=(const Search&) = delete;
+    ~Search() { abort(); }
+
+    // The trees the search holds now, and a number that changes whenever that set does.
+    const std::vector<Tree<G>*>& members() const { return members_; }
+    std::size_t members_version() const { return members_version_; }
+
+    // Gives back everything: a wave whose outputs were not received is taken back (its virtual loss
+    // reverted), the trees and games are released. The trees keep what earlier waves backed up.
+    void abort() {
+        if (awaiting_) {
+            for (const Shard& shard : shards_)
+                for (const Pending& p : shard.pending)
+                    revert_virtual_loss(*p.tree, shard.paths.data() + p.first_step, p.steps);
+            clear_wave();
+            awaiting_ = false;
+        }
+        end_search();
     }
 
     const Config& config() const { return config_; }
@@ -290,22 +370,53 @@ class Search {
     std::size_t planes_size() const { return planes_size_; }
     std::atomic<long long> simulations_done{0};
 
-    // Root nodes for the trees that have none: terminal or cached ones at once, the rest written
-    // into `planes` for the network. Returns how many rows of `planes` to evaluate.
+    // Root nodes for the trees that have none, or whose game moved since their root was made (those
+    // are rebuilt): terminal or cached ones at once, the rest written into `planes` for the network.
+    // Returns how many rows of `planes` to evaluate (then receive() them).
     int expand_roots(const std::vector<Tree<G>*>& trees, Planes planes, std::size_t rows) {
+        require_no_wave("expand_roots");
+        check_trees(trees);
+        end_search();
+        std::size_t needed = 0;
+        for (Tree<G>* tree : trees) {
+            if (tree->has_root() && !tree->at_root()) tree->forget();
+            needed += !tree->has_root();
+        }
+        if (needed > rows)
+            throw std::length_error("the planes buffer has " + std::to_string(rows) + " rows, expand_roots needs " +
+                                    std::to_string(needed));
         start_wave(planes, rows);
-        for (Tree<G>* tree : trees)
-            if (!tree->has_root()) {
-                std::vector<std::pair<int, int>> path;
-                int leaf = make_leaf(*tree, shards_[0], path, -1, -1);
-                if (leaf >= 0) tree->set_root(leaf);
-            }
-        return finish_wave();
+        try {
+            for (Tree<G>* tree : trees)
+                if (!tree->has_root()) {
+                    std::vector<std::pair<int, int>> path;
+                    int leaf = make_leaf(*tree, shards_[0], path, -1, -1);
+                    if (leaf >= 0) tree->set_root(leaf);
+                }
+        } catch (...) {
+            clear_wave();
+            throw;
+        }
+        int count = finish_wave();
+        if (count) {
+            for (Tree<G>* tree : trees) hold(tree);
+            awaiting_ = true;
+        }
+        return count;
     }
 
-    // Give every tree with a live root `budget` simulations; returns each tree's liveness.
+    // Give every tree with a live root `budget` simulations; returns each tree's liveness. The trees'
+    // roots must be at their games' positions (expand_roots() first).
     std::vector<bool> begin(const std::vector<Tree<G>*>& trees, int budget) {
-        live_.clear();
+        require_no_wave("begin");
+        check_trees(trees);
+        if (budget < 0) throw std::invalid_argument("the simulation budget must be >= 0");
+        for (Tree<G>* tree : trees) {
+            if (!tree->has_root()) throw std::invalid_argument("a tree has no root: call expand_roots() first");
+            if (!tree->at_root())
+                throw std::invalid_argument("a tree's game has moved since its root was made: call expand_roots() again");
+        }
+        end_search();
         std::vector<bool> flags;
         for (Tree<G>* tree : trees) {
             const Node& r = tree->node(tree->root());
@@ -313,43 +424,72 @@ class Search {
             flags.push_back(live);
             if (live) {
                 tree->remaining = budget;
+                hold(tree);
                 live_.push_back(tree);
             }
         }
         return flags;
     }
 
-    // One wave: descend the live trees; returns the rows to evaluate, or -1 when every tree is done.
+    // One wave: descend the live trees; returns the rows to evaluate, or -1 when every tree is done
+    // (the search then lets its trees go). A wave that fails is taken back and ends the search.
     int collect(Planes planes, std::size_t rows) {
+        require_no_wave("collect");
         live_.erase(std::remove_if(live_.begin(), live_.end(), [](Tree<G>* t) { return t->remaining <= 0; }),
                     live_.end());
-        if (live_.empty()) return -1;
+        if (live_.empty()) {
+            end_search();
+            return -1;
+        }
+        std::size_t needed = 0;
+        for (Tree<G>* tree : live_) {
+            if (!tree->at_root()) {
+                end_search();
+                throw std::runtime_error("a tree's game moved during the search; the search is over");
+            }
+            needed += std::size_t(std::min(config_.leaves_per_tree, tree->remaining));
+        }
+        if (needed > rows)
+            throw std::length_error("the planes buffer has " + std::to_string(rows) + " rows, this wave may need " +
+                                    std::to_string(needed) + " (trees x leaves_per_tree)");
         start_wave(planes, rows);
         auto descend = [this](Tree<G>* tree, Shard& shard) {
             tree->remaining -= collect_tree(*tree, shard, std::min(config_.leaves_per_tree, tree->remaining));
         };
-        if (!parallel()) {
-            for (Tree<G>* tree : live_) descend(tree, shards_[0]);
-            return finish_wave();
-        }
         std::exception_ptr error;
-        const int count = int(live_.size());
-#pragma omp parallel for schedule(dynamic, 1) num_threads(config_.threads)
-        for (int i = 0; i < count; ++i) {
+        if (!parallel()) {
             try {
-                descend(live_[std::size_t(i)], shards_[std::size_t(thread_index())]);
+                for (Tree<G>* tree : live_) descend(tree, shards_[0]);
             } catch (...) {
+                error = std::current_exception();
+            }
+        } else {
+            const int count = int(live_.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(config_.threads)
+            for (int i = 0; i < count; ++i) {
+                try {
+                    descend(live_[std::size_t(i)], shards_[std::size_t(thread_index())]);
+                } catch (...) {
 #pragma omp critical(chess_envs_search_error)
-                if (!error) error = std::current_exception();
+                    if (!error) error = std::current_exception();
+                }
             }
         }
-        if (error) std::rethrow_exception(error);
-        return finish_wave();
+        if (error) {
+            awaiting_ = true;  // abort() takes back the leaves this wave queued
+            abort();
+            std::rethrow_exception(error);
+        }
+        int count = finish_wave();
+        awaiting_ = count > 0;
+        return count;
     }
 
-    // The network's outputs for the rows of the last expand_roots() or collect().
+    // The network's outputs for the rows of the last expand_roots() or collect(). Outputs of the
+    // wrong shape, or not finite, are refused before anything changes (the wave still waits).
     void receive(const float* logits, std::size_t logit_rows, std::size_t logit_cols, const float* values,
                  std::size_t value_rows, std::size_t value_cols) {
+        if (!awaiting_) throw std::logic_error("receive(): no wave is waiting for the network's outputs");
         std::size_t n = order_.size();
         if (logit_rows != n || value_rows != n)
             throw std::invalid_argument("the evaluator must give one row of logits and values per position: got " +
@@ -364,6 +504,18 @@ class Search {
         for (std::size_t i = 0; i < n; ++i) {
             const Shard& shard = shards_[std::size_t(order_[i].first)];
             const Pending& p = shard.pending[std::size_t(order_[i].second)];
+            const std::int64_t* actions = shard.actions.data() + p.first_action;
+            for (int k = 0; k < p.count; ++k)
+                if (!std::isfinite(logits[i * logit_cols + std::size_t(actions[k])]))
+                    throw std::invalid_argument("the evaluator gave a logit that is not finite for a legal move of row " +
+                                                std::to_string(i));
+            for (std::size_t v = 0; v < (players_ == 2 ? 1 : value_cols); ++v)
+                if (!std::isfinite(values[i * value_cols + v]))
+                    throw std::invalid_argument("the evaluator gave a value that is not finite in row " + std::to_string(i));
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            const Shard& shard = shards_[std::size_t(order_[i].first)];
+            const Pending& p = shard.pending[std::size_t(order_[i].second)];
             const float* row = logits + i * logit_cols;
             const float* value_row = values + i * value_cols;
             const std::int64_t* actions = shard.actions.data() + p.first_action;
@@ -372,6 +524,7 @@ class Search {
             if (p.keyed) cache_->put(p.key, legal_, std::vector<float>(value_row, value_row + value_cols));
             Node proto;
             proto.player = p.player;
+            proto.key = p.position_key;
             proto.value = seat_values(p.player, value_row);
             Tree<G>& tree = *p.tree;
             int node = tree.add_node(proto, actions, shard.moves.data() + p.first_action, p.count, legal_.data());
@@ -383,12 +536,16 @@ class Search {
             }
         }
         clear_wave();
+        awaiting_ = false;
+        if (live_.empty()) end_search();  // the roots of expand_roots()
     }
 
     // Root noise (drawn by Python): prior = (1 - fraction) * prior + fraction * noise.
-    static void mix_noise(Tree<G>& tree, const double* noise, std::size_t size, double fraction) {
-        const Node& r = tree.node(tree.root());
+    void mix_noise(Tree<G>& tree, const double* noise, std::size_t size, double fraction) const {
+        const Node& r = searchable_root(tree, "mix noise into");
         if (size != std::size_t(r.count)) throw std::invalid_argument("noise must have one entry per root action");
+        if (!(fraction >= 0 && fraction <= 1)) throw std::invalid_argument("the noise fraction must be in [0, 1]");
+        check_finite(noise, size, "noise");
         for (int k = 0; k < r.count; ++k) {
             double& p = tree.prior[std::size_t(r.first + k)];
             p = (1 - fraction) * p + fraction * noise[k];
@@ -396,8 +553,11 @@ class Search {
     }
 
     void start_gumbel(Tree<G>& tree, const double* noise, std::size_t size, int budget, int considered_max) const {
-        const Node& r = tree.node(tree.root());
+        const Node& r = searchable_root(tree, "start a Gumbel search on");
         if (size != std::size_t(r.count)) throw std::invalid_argument("gumbel noise must have one entry per root action");
+        if (considered_max < 1) throw std::invalid_argument("gumbel_considered must be >= 1");
+        if (budget < 0) throw std::invalid_argument("the simulation budget must be >= 0");
+        check_finite(noise, size, "gumbel noise");
         tree.gumbel.assign(noise, noise + size);
         int considered = std::min(considered_max, r.count);
         std::vector<double> scores(size);
@@ -416,7 +576,7 @@ class Search {
     // The training target over the root's actions: visit shares, or (Gumbel) the softmax of the
     // log-priors plus the scaled completed Q-values.
     std::vector<double> improved_policy(Tree<G>& tree, bool gumbel) const {
-        const Node& r = tree.node(tree.root());
+        const Node& r = searched_root(tree, "a policy");
         std::vector<double> out(std::size_t(r.count));
         if (gumbel && r.has_logits) {
             double fill = r.value[std::size_t(r.player)];
@@ -446,7 +606,7 @@ class Search {
     // The move the search insists on (Gumbel's pick, or the shortest proven win), else the most
     // visited when `greedy`, else -1 (Python samples by visit counts).
     std::int64_t choose(Tree<G>& tree, bool greedy) const {
-        const Node& r = tree.node(tree.root());
+        const Node& r = searched_root(tree, "a move");
         if (tree.gumbel_active) {
             std::vector<double> score = gumbel_scores(tree, r);
             int best = tree.candidates[0];
@@ -474,7 +634,87 @@ class Search {
         return tree.action[std::size_t(r.first + best)];
     }
 
+    // The root of a tree whose game is still there, asked about after a search (for root_visits()).
+    static const Node& current_root(const Tree<G>& tree) {
+        if (!tree.has_root()) throw std::runtime_error("search() has not run on this tree");
+        if (!tree.at_root())
+            throw std::runtime_error("the tree's game has moved since the search (moves were applied or undone on the "
+                                     "game itself, not through the tree's advance): search again");
+        return tree.node(tree.root());
+    }
+
   private:
+    // The root to read `what` from: the game must still be there and not over.
+    static const Node& searched_root(const Tree<G>& tree, const char* what) {
+        const Node& r = current_root(tree);
+        if (r.count == 0)
+            throw std::invalid_argument(std::string("the game is over at the tree's root: there is no ") + what +
+                                        " to choose");
+        return r;
+    }
+
+    // The root to change before a search: as searched_root, and no other search may hold the tree.
+    const Node& searchable_root(Tree<G>& tree, const char* action) const {
+        if (tree.owner() && tree.owner() != this)
+            throw InUse(std::string("in use: cannot ") + action + " a tree that another search holds");
+        return searched_root(tree, "move");
+    }
+
+    static void check_finite(const double* x, std::size_t n, const char* what) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (!std::isfinite(x[i])) throw std::invalid_argument(std::string(what) + " must be finite numbers");
+    }
+
+    void require_no_wave(const char* call) const {
+        if (awaiting_)
+            throw std::logic_error(std::string(call) +
+                                   "(): the last wave's positions wait for the network: receive() their outputs or "
+                                   "abort() first");
+    }
+
+    // Every tree given once, and none held by another search.
+    void check_trees(const std::vector<Tree<G>*>& trees) const {
+        for (const Tree<G>* tree : trees) {
+            if (!tree) throw std::invalid_argument("trees must not be None");
+            if (tree->owner() && tree->owner() != this) throw InUse("in use: a tree is held by another search");
+        }
+        std::vector<const Tree<G>*> sorted(trees.begin(), trees.end());
+        std::sort(sorted.begin(), sorted.end());
+        if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+            throw std::invalid_argument("the same tree is given twice");
+    }
+
+    void hold(Tree<G>* tree) {
+        if (tree->owner() == this) return;
+        tree->set_owner(this);
+        tree->game().holds().hold();
+        members_.push_back(tree);
+        ++members_version_;
+    }
+
+    void end_search() {
+        live_.clear();
+        if (members_.empty()) return;
+        for (Tree<G>* tree : members_) {
+            tree->set_owner(nullptr);
+            tree->game().holds().release();
+        }
+        members_.clear();
+        ++members_version_;
+    }
+
+    void revert_virtual_loss(Tree<G>& tree, const std::pair<int, int>* path, std::size_t steps) {
+        const double vl = config_.virtual_loss;
+        for (std::size_t i = 0; i < steps; ++i) {
+            Node& at = tree.mutable_node(path[i].first);
+            std::size_t e = std::size_t(at.first + path[i].second);
+            tree.visits[e] -= vl;
+            tree.values[e] += vl;
+            at.visit_sum -= vl;
+            at.value_sum += vl;
+        }
+    }
+
     // A leaf waiting for the network in row `row` of the planes. Its path from the root and its
     // legal actions and moves are slices of its shard's arrays (no allocation per leaf).
     struct Pending {
@@ -484,7 +724,8 @@ class Search {
         std::size_t first_action;       // actions / moves slice
         int count;
         int player;
-        Key key;
+        std::uint64_t position_key;  // the game's key at the leaf
+        Key key;                     // the cache's
         bool keyed;
         int parent;  // node, -1 for a root
         int edge;    // absolute edge index into the tree's arrays
@@ -561,6 +802,7 @@ class Search {
         int player = game.side();
         Node proto;
         proto.player = player;
+        proto.key = game.key();
         if (game.termination()) {
             proto.terminal = true;
             for (int s = 0; s < players_; ++s) proto.value[std::size_t(s)] = double(game.value(s));
@@ -606,13 +848,17 @@ class Search {
             ++next_row_;
         }
         shard.pending.push_back(
-            Pending{&tree, index, shard.paths.size(), path.size(), shard.actions.size(), count, player, key, keyed, parent, edge});
+            Pending{&tree, index, shard.paths.size(), path.size(), shard.actions.size(), count, player, proto.key, key, keyed,
+                    parent, edge});
         shard.paths.insert(shard.paths.end(), path.begin(), path.end());
         shard.actions.insert(shard.actions.end(), actions.begin(), actions.begin() + count);
         shard.moves.insert(shard.moves.end(), moves.begin(), moves.begin() + count);
         return -1;
     }
 
+    // Up to `count` simulations in one tree: descents to leaves that are backed up at once (terminal,
+    // proven, cached) or queued for the network. The game is back at the root when it returns or
+    // throws; a throw also takes back the virtual loss of the descent it interrupted.
     int collect_tree(Tree<G>& tree, Shard& shard, int count) {
         int started = 0;
         const double vl = config_.virtual_loss;
@@ -622,42 +868,42 @@ class Search {
         for (int i = 0; i < count; ++i) {
             int node = tree.root();
             path.clear();
-            int child;
-            while (true) {
-                int k = select(tree, node, path.empty());
-                path.emplace_back(node, k);
-                Node& at = tree.mutable_node(node);
-                std::size_t e = std::size_t(at.first + k);
-                tree.visits[e] += vl;
-                tree.values[e] -= vl;
-                at.visit_sum += vl;
-                at.value_sum -= vl;
-                game.play_move(tree.move[e]);
-                child = tree.child[e];
-                if (child < 0 || tree.node(child).proven) break;
-                node = child;
+            int child = -1, walked = 0, leaf = -1;
+            bool waiting = false;
+            try {
+                while (true) {
+                    int k = select(tree, node, path.empty());
+                    path.emplace_back(node, k);
+                    Node& at = tree.mutable_node(node);
+                    std::size_t e = std::size_t(at.first + k);
+                    tree.visits[e] += vl;
+                    tree.values[e] -= vl;
+                    at.visit_sum += vl;
+                    at.value_sum -= vl;
+                    game.play_move(tree.move[e]);
+                    ++walked;
+                    child = tree.child[e];
+                    if (child < 0 || tree.node(child).proven) break;
+                    node = child;
+                }
+                if (child >= 0) {
+                    leaf = child;
+                } else {
+                    int edge = tree.node(path.back().first).first + path.back().second;
+                    for (std::size_t p = waiting_from; p < shard.pending.size(); ++p)
+                        if (shard.pending[p].edge == edge) waiting = true;
+                    if (!waiting) leaf = make_leaf(tree, shard, path, path.back().first, edge);
+                }
+            } catch (...) {
+                for (; walked > 0; --walked) game.undo();
+                revert_virtual_loss(tree, path.data(), path.size());
+                throw;
             }
+            for (; walked > 0; --walked) game.undo();
             auto [parent, k] = path.back();
             int edge = tree.node(parent).first + k;
-            int leaf;
-            bool waiting = false;
-            if (child >= 0) {
-                leaf = child;
-            } else {
-                for (std::size_t p = waiting_from; p < shard.pending.size(); ++p)
-                    if (shard.pending[p].edge == edge) waiting = true;
-                leaf = waiting ? -1 : make_leaf(tree, shard, path, parent, edge);
-            }
-            for (std::size_t u = 0; u < path.size(); ++u) game.undo();
             if (waiting) {  // the same leaf already waits for the network: stop this wave
-                for (auto [n, j] : path) {
-                    Node& at = tree.mutable_node(n);
-                    std::size_t ej = std::size_t(at.first + j);
-                    tree.visits[ej] -= vl;
-                    tree.values[ej] += vl;
-                    at.visit_sum -= vl;
-                    at.value_sum += vl;
-                }
+                revert_virtual_loss(tree, path.data(), path.size());
                 break;
             }
             ++started;
@@ -816,7 +1062,10 @@ class Search {
     std::vector<std::pair<int, int>> order_;     // row -> (shard, pending index), after a wave
     std::atomic<std::size_t> next_row_{0};       // the next free row of the planes
     std::mutex cache_mutex_;
-    std::vector<Tree<G>*> live_;
+    std::vector<Tree<G>*> live_;       // the trees the running search still descends
+    std::vector<Tree<G>*> members_;    // the trees (and games) this search holds
+    std::size_t members_version_ = 0;  // changes whenever members_ does
+    bool awaiting_ = false;            // a wave's rows wait for receive()
     std::vector<float> legal_;
     Planes planes_;
     std::size_t rows_ = 0;

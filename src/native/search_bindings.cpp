@@ -6,6 +6,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include "buffers.hpp"
 #include "four_player.hpp"
 #include "game.hpp"
 #include "search.hpp"
@@ -17,8 +18,8 @@ using namespace chess_envs::search;
 
 namespace {
 
-template <class T>
-using Array = nb::ndarray<T, nb::numpy, nb::c_contig, nb::device::cpu>;
+using buffers::Array;
+using buffers::exact;
 template <class T>
 using Matrix = nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 
@@ -30,19 +31,52 @@ Array<T> owned(std::vector<T> values) {
     return Array<T>(data, {values.size()}, owner);
 }
 
-// The rows of a planes buffer [rows, C, H, W] (float32 or uint8) for positions of `size` values each.
-template <class G, class T>
-std::size_t rows_of(const Search<G>& s, Array<T>& planes) {
-    if (planes.ndim() < 1 || planes.size() != planes.shape(0) * s.planes_size())
-        throw std::invalid_argument("the planes buffer must be [rows, *observation_shape]");
-    return planes.shape(0);
+// A search as Python holds it: while it holds trees (search.hpp's phases) it also holds their
+// Python objects, so `del tree` mid-search cannot free a tree the search still points to; the trees
+// keep their games alive in turn (keep_alive). Destroying the search aborts it first.
+template <class G>
+struct BoundSearch : Search<G> {
+    using Search<G>::Search;
+    ~BoundSearch() { this->abort(); }
+
+    std::vector<nb::object> held;
+    std::size_t held_version = 0;
+
+    void sync_held() {
+        if (held_version == this->members_version()) return;
+        std::vector<nb::object> objects;
+        for (Tree<G>* tree : this->members()) objects.push_back(nb::find(tree));
+        held.swap(objects);
+        held_version = this->members_version();
+    }
+};
+
+// The planes buffer [rows, *observation_shape] of a wave, float32 or uint8, used as it is.
+template <class G>
+std::pair<Planes, std::size_t> planes_of(const Search<G>& s, nb::handle planes, Array<float>& floats,
+                                         Array<std::uint8_t>& bytes) {
+    Planes out;
+    std::size_t size = 0, rows = 0;
+    if (nb::try_cast(planes, floats, false)) {
+        out.floats = floats.data();
+        size = floats.size();
+        rows = floats.ndim() ? floats.shape(0) : 0;
+    } else if (nb::try_cast(planes, bytes, false)) {
+        out.bytes = bytes.data();
+        size = bytes.size();
+        rows = bytes.ndim() ? bytes.shape(0) : 0;
+    } else {
+        throw nb::type_error(("planes must be a writable C-contiguous float32 or uint8 numpy array, got " +
+                              buffers::describe(planes))
+                                 .c_str());
+    }
+    if (rows == 0 || size != rows * s.planes_size())
+        throw std::invalid_argument("the planes buffer must be [rows, *observation_shape] with rows >= 1");
+    return {out, rows};
 }
 
-inline Planes planes_of(Array<float>& a) { return Planes{a.data(), nullptr}; }
-inline Planes planes_of(Array<std::uint8_t>& a) { return Planes{nullptr, a.data()}; }
-
 template <class G>
-void check_trees(const Search<G>& s, const std::vector<Tree<G>*>& trees, int num_actions) {
+void check_games(const Search<G>& s, const std::vector<Tree<G>*>& trees, int num_actions) {
     for (Tree<G>* t : trees) {
         if (!t) throw std::invalid_argument("trees must not be None");
         if (std::size_t(t->game().num_planes()) * G::SQUARES_PER_PLANE != s.planes_size() ||
@@ -54,13 +88,17 @@ void check_trees(const Search<G>& s, const std::vector<Tree<G>*>& trees, int num
 template <class G>
 void bind_search_for(nb::module_& m, const char* tree_name, const char* search_name) {
     using T = Tree<G>;
-    using S = Search<G>;
-    nb::class_<T>(m, tree_name, "One game's search tree; the game is walked with apply/undo and must outlive it.")
+    using S = BoundSearch<G>;
+    nb::class_<T>(m, tree_name,
+                  "One game's search tree; it keeps its game alive and walks it with apply/undo during a search.")
         .def(nb::init<G*>(), "game"_a, nb::keep_alive<1, 2>())
         .def_prop_ro("root", [](const T& t) { return t.root(); })
         .def_prop_ro("node_count", &T::node_count)
         .def_prop_ro("root_size", [](const T& t) { return t.has_root() ? t.node(t.root()).count : -1; })
-        .def("reroot", &T::reroot, "action"_a, "Keep the subtree below `action` (just played) as the tree.")
+        .def_prop_ro("at_root", &T::at_root, "Whether the game is still at the tree's root position.")
+        .def_prop_ro("in_search", [](const T& t) { return t.owner() != nullptr; }, "Whether a search holds the tree.")
+        .def("reroot", &T::reroot, "action"_a,
+             "After `action` was played on the game: keep its subtree as the tree if the game is there, else start afresh.")
         .def("clear", &T::clear)
         .def(
             "node",
@@ -83,21 +121,21 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
         .def(
             "root_visits",
             [](const T& t) {
-                if (!t.has_root()) throw std::runtime_error("search() has not run on this tree");
-                const Node& n = t.node(t.root());
+                const Node& n = S::current_root(t);
                 auto a = std::ptrdiff_t(n.first), b = a + n.count;
                 return nb::make_tuple(owned(std::vector<std::int64_t>(t.action.begin() + a, t.action.begin() + b)),
                                       owned(std::vector<double>(t.visits.begin() + a, t.visits.begin() + b)));
             },
             "(legal actions, visit counts) at the root");
 
-    nb::class_<S>(m, search_name, "Batched PUCT search over trees of one game, a wave at a time.")
+    nb::class_<S>(m, search_name,
+                  "Batched PUCT search over trees of one game, a wave at a time. Not thread-safe: one search, its "
+                  "trees and their games serve one thread (another search is refused their trees: InUseError).")
         .def(
             "__init__",
             [](S* self, int num_players, std::shared_ptr<Cache> cache, int planes_size, int num_actions,
                double c_puct_init, double c_puct_base, double fpu_reduction, bool has_root_fpu, double root_fpu,
                double virtual_loss, int leaves_per_tree, double gumbel_c_visit, double gumbel_c_scale, int threads) {
-                if (!cache) throw std::invalid_argument("cache must not be None");
                 Config c;
                 c.c_puct_init = c_puct_init;
                 c.c_puct_base = c_puct_base;
@@ -116,51 +154,74 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
             "gumbel_c_visit"_a, "gumbel_c_scale"_a, "threads"_a = 1)
         .def(
             "expand_roots",
-            [](S& s, const std::vector<T*>& trees, int num_actions, Array<float> planes) {
-                check_trees(s, trees, num_actions);
-                return s.expand_roots(trees, planes_of(planes), rows_of(s, planes));
+            [](S& s, const std::vector<T*>& trees, int num_actions, nb::handle planes) {
+                check_games(s, trees, num_actions);
+                Array<float> floats;
+                Array<std::uint8_t> bytes;
+                auto [buffer, rows] = planes_of(s, planes, floats, bytes);
+                int count = s.expand_roots(trees, buffer, rows);
+                s.sync_held();
+                return count;
             },
-            "trees"_a, "num_actions"_a, "planes"_a, "Roots for trees without one; returns the rows of planes to evaluate.")
+            "trees"_a, "num_actions"_a, "planes"_a,
+            "Roots for trees without one (or whose game moved); returns the rows of planes to evaluate.")
         .def(
-            "expand_roots",
-            [](S& s, const std::vector<T*>& trees, int num_actions, Array<std::uint8_t> planes) {
-                check_trees(s, trees, num_actions);
-                return s.expand_roots(trees, planes_of(planes), rows_of(s, planes));
+            "begin",
+            [](S& s, const std::vector<T*>& trees, int budget) {
+                for (T* t : trees)
+                    if (!t) throw std::invalid_argument("trees must not be None");
+                auto flags = s.begin(trees, budget);
+                s.sync_held();
+                return flags;
             },
-            "trees"_a, "num_actions"_a, "planes"_a)
-        .def("begin", &S::begin, "trees"_a, "budget"_a, "Give the trees with a live root `budget` simulations.")
+            "trees"_a, "budget"_a, "Give the trees with a live root `budget` simulations.")
         .def(
-            "collect", [](S& s, Array<float> planes) { return s.collect(planes_of(planes), rows_of(s, planes)); },
+            "collect",
+            [](S& s, nb::handle planes) {
+                Array<float> floats;
+                Array<std::uint8_t> bytes;
+                auto [buffer, rows] = planes_of(s, planes, floats, bytes);
+                int count;
+                try {
+                    count = s.collect(buffer, rows);
+                } catch (...) {
+                    s.sync_held();
+                    throw;
+                }
+                s.sync_held();
+                return count;
+            },
             "planes"_a, "One wave; returns the rows of planes to evaluate, or -1 when the search is over.")
-        .def(
-            "collect", [](S& s, Array<std::uint8_t> planes) { return s.collect(planes_of(planes), rows_of(s, planes)); },
-            "planes"_a)
         .def(
             "receive",
             [](S& s, Matrix<float> logits, Matrix<float> values) {
                 s.receive(logits.data(), logits.shape(0), logits.shape(1), values.data(), values.shape(0), values.shape(1));
+                s.sync_held();
             },
             "logits"_a, "values"_a)
-        .def("take_simulations",
-             [](S& s) {
-                 return s.simulations_done.exchange(0);
-             })
+        .def(
+            "abort",
+            [](S& s) {
+                s.abort();
+                s.sync_held();
+            },
+            "Take back a wave still waiting for outputs and let every tree and game go.")
+        .def("take_simulations", [](S& s) { return s.simulations_done.exchange(0); })
         .def(
             "mix_noise",
-            [](S&, T& t, Array<const double> noise, double fraction) {
-                S::mix_noise(t, noise.data(), noise.size(), fraction);
+            [](const S& s, T& t, Array<const double> noise, double fraction) {
+                s.mix_noise(t, noise.data(), noise.size(), fraction);
             },
             "tree"_a, "noise"_a, "fraction"_a)
         .def(
             "start_gumbel",
             [](const S& s, T& t, Array<const double> noise, int budget, int considered) {
-                if (considered < 1) throw std::invalid_argument("gumbel_considered must be >= 1");
                 s.start_gumbel(t, noise.data(), noise.size(), budget, considered);
             },
             "tree"_a, "noise"_a, "budget"_a, "considered"_a)
         .def("improved_policy", [](const S& s, T& t, bool gumbel) { return owned(s.improved_policy(t, gumbel)); },
              "tree"_a, "gumbel"_a)
-        .def("choose", &S::choose, "tree"_a, "greedy"_a);
+        .def("choose", [](const S& s, T& t, bool greedy) { return s.choose(t, greedy); }, "tree"_a, "greedy"_a);
 }
 
 }  // namespace

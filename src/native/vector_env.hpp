@@ -2,12 +2,15 @@
 // observations, masks, rewards and end flags of all games into caller-provided arrays, resetting
 // games that ended on the previous step (Gymnasium's next-step autoreset).
 #pragma once
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
 #include "four_player.hpp"
 #include "game.hpp"
+#include "in_use.hpp"
 
 namespace chess_envs {
 
@@ -25,8 +28,30 @@ struct Random {
 
 constexpr std::int8_t ILLEGAL_ACTION = -1;
 
+// for (i = 0; i < n; ++i) body(i), on `threads` OpenMP threads when more than one. An exception
+// never leaves an OpenMP region (that would std::terminate): the first one is rethrown after it.
+template <class Body>
+void parallel_for(int n, int threads, Body body) {
+    if (threads <= 1) {
+        for (int i = 0; i < n; ++i) body(i);
+        return;
+    }
+    std::exception_ptr error;
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int i = 0; i < n; ++i) {
+        try {
+            body(i);
+        } catch (...) {
+#pragma omp critical(chess_envs_vector_error)
+            if (!error) error = std::current_exception();
+        }
+    }
+    if (error) std::rethrow_exception(error);
+}
+
 // G is a game (Game<V> or four::FourGame) with restart(), side(), apply(), termination(), value(seat),
 // num_moves(), play_index(), action_of(), observation() and legal_mask(); every env starts as `prototype`.
+// Not thread-safe: a caller takes claim() for each call, and a second caller is refused (InUse).
 template <class G>
 class VectorEnv {
   public:
@@ -53,29 +78,34 @@ class VectorEnv {
     std::size_t observation_size() const { return std::size_t(games_[0].num_planes()) * G::SQUARES_PER_PLANE; }
     int num_actions() const { return games_[0].num_actions(); }
     G& game(std::size_t i) { return games_[i]; }
+    // The object for one call: refuses (InUse) while another call holds it.
+    std::unique_lock<std::mutex> claim() {
+        std::unique_lock<std::mutex> lock(busy_, std::try_to_lock);
+        if (!lock.owns_lock())
+            throw InUse("in use: another thread is inside a call of this vector env; one env serves one thread "
+                        "at a time (give each thread its own env)");
+        return lock;
+    }
+
     std::size_t checked_index(int i) const {
         if (i < 0 || std::size_t(i) >= size()) throw std::out_of_range("env index out of range");
         return std::size_t(i);
     }
 
     void reset_all(u64 seed, bool seeded, float* obs, std::uint8_t* mask) {
-        int n = int(size());
-#pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1)
-        for (int i = 0; i < n; ++i) {
+        parallel_for(int(size()), threads_, [&](int i) {
             if (seeded) {
                 random_[std::size_t(i)].state = seed + u64(i) * 0xD1B54A32D192ED03ULL;
                 action_random_[std::size_t(i)].state = ~(seed + u64(i) * 0xD1B54A32D192ED03ULL);
             }
             reset_one(std::size_t(i));
             write(std::size_t(i), obs, mask);
-        }
+        });
     }
 
     void step(const std::int64_t* actions, float* obs, std::uint8_t* mask, float* rewards, bool* terminated,
               bool* truncated, std::int8_t* termination) {
-        int n = int(size());
-#pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1)
-        for (int i = 0; i < n; ++i) {
+        parallel_for(int(size()), threads_, [&](int i) {
             std::size_t k = std::size_t(i);
             rewards[k] = 0.0f;
             terminated[k] = truncated[k] = false;
@@ -86,7 +116,7 @@ class VectorEnv {
                 step_one(k, actions[k], rewards[k], terminated[k], truncated[k], termination[k]);
             }
             write(k, obs, mask);
-        }
+        });
     }
 
     // Resets now the games that ended on the last step (instead of on the next one), rewriting their
@@ -107,7 +137,7 @@ class VectorEnv {
     void random_actions(std::int64_t* out) {
         for (std::size_t k = 0; k < size(); ++k) {
             G& g = games_[k];
-            if (done_[k] || g.termination()) {
+            if (done_[k] || g.termination() || g.num_moves() == 0) {
                 out[k] = 0;
                 continue;
             }
@@ -144,11 +174,16 @@ class VectorEnv {
         done_[k] = terminated || truncated;
     }
 
+    // The random opponents move until the agent is to move or the game is over. They finish their
+    // turns even past max_plies (the step then reports the truncation), so every live observation is
+    // the agent's to act on.
     void play_opponent(std::size_t k) {
         if (!random_opponent_) return;
         G& g = games_[k];
-        while (g.side() != agent_seat_ && !g.termination() && !(max_plies_ && plies_[k] >= max_plies_)) {
-            g.play_index(random_[k].below(g.num_moves()));
+        while (g.side() != agent_seat_ && !g.termination()) {
+            int moves = g.num_moves();
+            if (moves == 0) throw std::logic_error("a game that is not over has no legal move");
+            g.play_index(random_[k].below(moves));
             ++plies_[k];
         }
     }
@@ -174,6 +209,7 @@ class VectorEnv {
     std::vector<Random> action_random_;
     std::vector<int> plies_;
     std::vector<std::uint8_t> done_;
+    std::mutex busy_;
 };
 
 }  // namespace chess_envs

@@ -193,9 +193,11 @@ def test_threads_give_the_single_threaded_trees(cache_mb):
 
     def visits(threads: int, shared: bool) -> list[np.ndarray]:
         config = MCTSConfig(simulations=48, leaves_per_tree=8, cache_mb=cache_mb, threads=threads)
-        trees = [SearchTree(new_state(game, text)) for text in texts]
         if shared:
-            trees = trees[:1] * 3
+            shared_state = new_state(game, texts[0])
+            trees = [SearchTree(shared_state) for _ in range(3)]
+        else:
+            trees = [SearchTree(new_state(game, text)) for text in texts]
         MCTS(evaluate, 4, config, np.random.default_rng(0)).search(trees)
         return [tree.visit_counts()[1] for tree in trees]
 
