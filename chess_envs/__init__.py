@@ -9,6 +9,7 @@ from gymnasium.envs.registration import register, registry
 from chess_envs.core import GameState, IllegalActionError, Outcome, Termination
 from chess_envs.four_player import FourPlayerState
 from chess_envs.los_alamos import LosAlamosState
+from chess_envs.native import InUseError
 from chess_envs.standard import ChessState
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "FourPlayerState",
     "GameState",
     "IllegalActionError",
+    "InUseError",
     "LosAlamosState",
     "Outcome",
     "Termination",

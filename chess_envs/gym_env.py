@@ -136,15 +136,13 @@ class GameEnv(gym.Env):
         return policy(self.state)
 
     def _play_opponents(self) -> int:
-        """Let the opponents move until it is the learner's turn; returns the plies played."""
+        """Let the opponents move until it is the learner's turn; returns the plies played. They
+        finish their turns even past ``max_plies`` (the step reports the truncation), so the learner
+        is to move in every observation it is asked to act on."""
         state = self.state
         opponents = self._opponents or {}
         played = 0
-        while (
-            state.current_player != self.agent_seat
-            and not state.is_terminal()
-            and not (self.max_plies is not None and self._plies >= self.max_plies)
-        ):
+        while state.current_player != self.agent_seat and not state.is_terminal():
             state.apply(self._opponent_action(opponents[state.current_player]))
             self._plies += 1
             played += 1

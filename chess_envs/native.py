@@ -43,6 +43,11 @@ def _load_core() -> Any:
 
 core = _load_core()
 
+InUseError: type[RuntimeError] = core.InUseError
+"""Raised instead of using an object that another call is using: a vector env stepped by a second
+thread, a game or search tree held by a running search, an MCTS searching for another thread.
+A subclass of RuntimeError."""
+
 TERMINATIONS: tuple[Termination | None, ...] = tuple(Termination(name) if name else None for name in core.TERMINATIONS)
 
 

@@ -13,6 +13,7 @@ game with -1), with Gymnasium 1.x's next-step autoreset: the step after a game e
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import gymnasium as gym
@@ -23,7 +24,7 @@ from gymnasium.vector.utils import batch_space
 
 from chess_envs.core import GameClass, check_count, check_flag
 from chess_envs.games import game_class
-from chess_envs.native import TERMINATIONS, core
+from chess_envs.native import TERMINATIONS, InUseError, core
 
 _NATIVE = {"chess": "ChessVector", "los_alamos": "LosAlamosVector"}  # built from a FEN; four_player from a game
 ILLEGAL = -1
@@ -37,6 +38,9 @@ class GameVectorEnv(gym.vector.VectorEnv):
     own buffers, reused and overwritten by the next call (no allocation, cache-resident).
     ``info["termination"]`` names the rule that ended each game (``""`` for none, ``"illegal_action"``).
     ``threads`` > 1 steps the native games on that many threads.
+
+    One env serves one thread at a time: a call while another thread is inside one raises
+    :class:`~chess_envs.InUseError` (give each thread its own env).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -105,8 +109,23 @@ class GameVectorEnv(gym.vector.VectorEnv):
                 n, state_class, fen, game_options, self.random_opponent, self.agent_seat, self.max_plies
             )
         self._started = False
+        self._busy = threading.Lock()
+
+    def _claim(self) -> None:
+        if not self._busy.acquire(blocking=False):
+            raise InUseError(
+                "in use: another thread is inside a call of this vector env; one env serves one thread at a time "
+                "(give each thread its own env)"
+            )
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        self._claim()
+        try:
+            return self._reset(seed, options)
+        finally:
+            self._busy.release()
+
+    def _reset(self, seed: int | None, options: dict[str, Any] | None):
         if options:
             raise ValueError(f"a vector env's reset takes no options, got {options!r} (pass fen= to make_vec)")
         super().reset(seed=seed)
@@ -120,6 +139,13 @@ class GameVectorEnv(gym.vector.VectorEnv):
         return {"observation": self._obs, "action_mask": self._mask}, {}
 
     def step(self, actions: Any):
+        self._claim()
+        try:
+            return self._step(actions)
+        finally:
+            self._busy.release()
+
+    def _step(self, actions: Any):
         if not self._started:
             raise RuntimeError("call reset() before step()")
         actions = np.asarray(actions)
@@ -160,14 +186,22 @@ class GameVectorEnv(gym.vector.VectorEnv):
         ``copy=False`` their rows are overwritten here."""
         if not self._started:
             raise RuntimeError("call reset() before reset_done()")
-        self._batch.reset_done(self._obs, self._mask.view(np.uint8))
+        self._claim()
+        try:
+            self._batch.reset_done(self._obs, self._mask.view(np.uint8))
+        finally:
+            self._busy.release()
         return {"observation": self._obs, "action_mask": self._mask}
 
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action per game (0 where the next step resets the game),
         drawn natively from a stream seeded by ``reset(seed=...)``: a fast random policy."""
         actions = np.empty(self.num_envs, dtype=np.int64)
-        self._batch.random_actions(actions)
+        self._claim()
+        try:
+            self._batch.random_actions(actions)
+        finally:
+            self._busy.release()
         return actions
 
     def action_masks(self) -> np.ndarray:
@@ -266,12 +300,7 @@ class PythonBatch:
 
     def _play_opponents(self, i: int) -> None:
         state = self.states[i]
-        while (
-            self.random_opponent
-            and state.current_player != self.seat
-            and not state.is_terminal()
-            and not (self.max_plies is not None and self.plies[i] >= self.max_plies)
-        ):
+        while self.random_opponent and state.current_player != self.seat and not state.is_terminal():
             state.apply(int(self.rngs[i].choice(state.legal_actions())))
             self.plies[i] += 1
 

@@ -12,10 +12,16 @@ one contiguous buffer, to the evaluator and the outputs back. Other games (any
 :class:`~chess_envs.core.GameState`) run the same algorithm in Python
 (:mod:`agents.alphazero.reference_mcts`), which the tests keep as the reference: both give the
 same visit counts for the same evaluator and random numbers.
+
+Safety: a tree remembers its root position, so a game moved outside :meth:`SearchTree.advance` is
+searched again from where it is (and :meth:`MCTS.choose` refuses to answer for a stale search);
+while :meth:`MCTS.search` runs, its trees and their games refuse moves from elsewhere, and a
+second thread calling the same MCTS is refused (:class:`~chess_envs.InUseError`).
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -23,7 +29,7 @@ import numpy as np
 from agents.alphazero.mcts_config import Evaluator, MCTSConfig
 from agents.alphazero.reference_mcts import EvaluationCache, Node, ReferenceMCTS
 from chess_envs.core import GameState
-from chess_envs.native import NativeState, core
+from chess_envs.native import InUseError, NativeState, core
 
 __all__ = ["MCTS", "Evaluator", "MCTSConfig", "SearchTree"]
 
@@ -60,7 +66,7 @@ class SearchTree:
     """One game being searched: its state (at the root) and the reusable tree below it."""
 
     def __init__(self, state: GameState) -> None:
-        self.state = state
+        self._state = state
         state.enable_search_caches()
         native = _NATIVE.get(type(state._game)) if isinstance(state, NativeState) else None
         self._native = native[0](state._game) if native else None
@@ -70,6 +76,11 @@ class SearchTree:
         self._candidates: np.ndarray | None = None
         self._phase_visits = 0
         self._phase_target = 0.0
+
+    @property
+    def state(self) -> GameState:
+        """The game searched (the tree walks it; play moves with :meth:`advance`)."""
+        return self._state
 
     @property
     def root(self) -> Any:
@@ -148,6 +159,7 @@ class MCTS:
         self._simulations = 0
         self._searches: dict[type, Any] = {}
         self._planes: np.ndarray | None = None
+        self._busy = threading.Lock()
 
     @property
     def network_evaluations(self) -> int:
@@ -162,7 +174,17 @@ class MCTS:
         """Run ``simulations`` (default: the config's) simulations in every tree."""
         if not trees:
             return
-        budget = self.config.simulations if simulations is None else simulations
+        if not self._busy.acquire(blocking=False):
+            raise InUseError(
+                "in use: another thread is inside this MCTS's search; one MCTS searches for one thread at a time "
+                "(give each thread its own MCTS)"
+            )
+        try:
+            self._search(trees, self.config.simulations if simulations is None else simulations)
+        finally:
+            self._busy.release()
+
+    def _search(self, trees: list[SearchTree], budget: int) -> None:
         kinds = {type(tree._native) for tree in trees}
         if len(kinds) > 1:
             raise ValueError("one search takes trees of one game (and all native or all Python)")
@@ -170,6 +192,14 @@ class MCTS:
             self._synced_reference().search(trees, budget)
             return
         search = self._native_search(trees[0].state)
+        try:
+            self._waves(search, trees, budget)
+        except BaseException:
+            search.abort()  # a failed evaluator or Ctrl-C: the trees and games go back as they were
+            raise
+        self._simulations += search.take_simulations()
+
+    def _waves(self, search: Any, trees: list[SearchTree], budget: int) -> None:
         handles = [tree._native for tree in trees]
         planes = self._planes_for(trees[0].state, len(trees) * max(1, self.config.leaves_per_tree))
         rows = search.expand_roots(handles, trees[0].state.num_actions, planes)
@@ -190,7 +220,6 @@ class MCTS:
         while (rows := search.collect(planes)) >= 0:
             if rows:
                 self._receive(search, planes, rows)
-        self._simulations += search.take_simulations()
 
     def _synced_reference(self) -> ReferenceMCTS:
         """The Python search, with this search's current evaluator, settings and generator."""
@@ -236,13 +265,21 @@ class MCTS:
         self._evaluations += rows
 
     def _searched(self, tree: SearchTree) -> Any:
+        """The native search that answers questions about ``tree``'s last search."""
         if tree.root is None:
             raise RuntimeError("search() has not run on this tree")
         return self._searches.get(type(tree.state._game)) or self._native_search(tree.state)
 
+    @staticmethod
+    def _check_not_over(tree: SearchTree, what: str) -> None:
+        outcome = tree.state.outcome()
+        if outcome is not None:
+            raise ValueError(f"the game is over ({outcome.termination.value}): there is no {what} to choose")
+
     def improved_policy(self, tree: SearchTree) -> np.ndarray:
         """The training target over the root's legal actions: visit shares (PUCT), or the
         softmax of logits plus the scaled completed Q-values (Gumbel)."""
+        self._check_not_over(tree, "policy")
         if tree._native is None:
             return self._synced_reference().improved_policy(tree)
         return self._searched(tree).improved_policy(tree._native, self.config.gumbel)
@@ -250,6 +287,7 @@ class MCTS:
     def choose(self, tree: SearchTree, temperature: float = 0.0) -> int:
         """The move to play: Gumbel's pick, the shortest proven win, the most visited
         (temperature 0), or a sample ∝ N^(1/T)."""
+        self._check_not_over(tree, "move")
         if tree._native is None:
             return self._synced_reference().choose(tree, temperature)
         action = self._searched(tree).choose(tree._native, temperature <= 0)

@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+MAX_THREADS = 256
+"""the most threads a native search descends trees with"""
+
 Evaluator = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 """planes ``[B, C, H, W]`` (float32, or uint8 with ``MCTSConfig.planes="uint8"``) -> (logits
 ``[B, num_actions]``, values ``[B, value_size]``, mover first)."""
@@ -57,7 +60,7 @@ class MCTSConfig:
     quarter of the bytes to write and to move to a GPU; what self-play and the agent use)"""
 
     def __post_init__(self) -> None:
-        if self.threads < 1:
-            raise ValueError(f"threads must be >= 1, got {self.threads}")
+        if not 1 <= self.threads <= MAX_THREADS:
+            raise ValueError(f"threads must be in [1, {MAX_THREADS}], got {self.threads}")
         if self.planes not in ("float32", "uint8"):
             raise ValueError(f"planes must be float32 or uint8, got {self.planes!r}")

@@ -160,12 +160,13 @@ class ReferenceLosAlamosState(HistoryState):
 
     def _compute_outcome(self) -> Outcome | None:
         board = self.board
-        if not self._legal_moves():
-            if board.is_check():
-                return Outcome(Termination.CHECKMATE, (-1.0, 1.0) if board.turn == WHITE else (1.0, -1.0))
-            return Outcome(Termination.STALEMATE, (0.0, 0.0))
+        no_moves = not self._legal_moves()
+        if no_moves and board.is_check():
+            return Outcome(Termination.CHECKMATE, (-1.0, 1.0) if board.turn == WHITE else (1.0, -1.0))
         if self.adjudicate_insufficient_material and _bare_material(board.squares):
             return Outcome(Termination.INSUFFICIENT_MATERIAL, (0.0, 0.0))
+        if no_moves:
+            return Outcome(Termination.STALEMATE, (0.0, 0.0))
         if board.halfmove_clock >= _FIFTY_MOVES:
             return Outcome(Termination.FIFTY_MOVES, (0.0, 0.0))
         if self.repetitions() >= 3:

@@ -203,23 +203,26 @@ class ReferenceChessState(HistoryState):
     # -- outcome ---------------------------------------------------------------------------
 
     def _compute_outcome(self) -> Outcome | None:
+        """python-chess's order of ``Board.outcome()``: checkmate, insufficient material, stalemate,
+        the automatic draws, then (claim_draws) fifty moves before threefold repetition."""
         board = self.board
-        if not self._legal_moves():
-            if board.is_check():
-                return self._decisive(Termination.CHECKMATE)
-            return Outcome(Termination.STALEMATE, (0.0, 0.0))
+        no_moves = not self._legal_moves()
+        if no_moves and board.is_check():
+            return self._decisive(Termination.CHECKMATE)
         if board.is_insufficient_material():
             return Outcome(Termination.INSUFFICIENT_MATERIAL, (0.0, 0.0))
+        if no_moves:
+            return Outcome(Termination.STALEMATE, (0.0, 0.0))
         if board.halfmove_clock >= 150:
             return Outcome(Termination.SEVENTYFIVE_MOVES, (0.0, 0.0))
         repetitions = self.repetitions()
         if repetitions >= 5:
             return Outcome(Termination.FIVEFOLD_REPETITION, (0.0, 0.0))
         if self.claim_draws:
-            if repetitions >= 3:
-                return Outcome(Termination.THREEFOLD_REPETITION, (0.0, 0.0))
             if board.halfmove_clock >= 100:
                 return Outcome(Termination.FIFTY_MOVES, (0.0, 0.0))
+            if repetitions >= 3:
+                return Outcome(Termination.THREEFOLD_REPETITION, (0.0, 0.0))
         return None
 
     def _decisive(self, termination: Termination) -> Outcome:

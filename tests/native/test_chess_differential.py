@@ -22,19 +22,16 @@ MAX_PLIES = 150
 
 
 def python_chess_end(board: chess.Board) -> Termination | None:
-    """The end python-chess gives (claiming draws), in our order of rules."""
-    if not any(board.generate_legal_moves()):
-        return Termination.CHECKMATE if board.is_check() else Termination.STALEMATE
-    if board.is_insufficient_material():
-        return Termination.INSUFFICIENT_MATERIAL
-    if board.is_seventyfive_moves():
-        return Termination.SEVENTYFIVE_MOVES
-    if board.is_fivefold_repetition():
-        return Termination.FIVEFOLD_REPETITION
+    """The end python-chess gives: ``Board.outcome()`` for the automatic ends, then the draws we
+    end on when they are met (not one move ahead, as ``can_claim_*`` also allows) in
+    ``outcome(claim_draw=True)``'s order: fifty moves, then threefold repetition."""
+    outcome = board.outcome()
+    if outcome is not None:
+        return Termination(outcome.termination.name.lower())
+    if board.is_fifty_moves():
+        return Termination.FIFTY_MOVES
     if board.is_repetition(3):
         return Termination.THREEFOLD_REPETITION
-    if board.halfmove_clock >= 100:
-        return Termination.FIFTY_MOVES
     return None
 
 
