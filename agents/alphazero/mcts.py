@@ -295,4 +295,6 @@ class MCTS:
             return int(action)
         actions, visits = tree.visit_counts()
         weights = visits ** (1.0 / temperature)
+        if not weights.sum() > 0:  # no visits yet (a root reached by advance): all moves alike
+            weights = np.ones_like(weights)
         return int(actions[self.rng.choice(len(visits), p=weights / weights.sum())])
