@@ -42,7 +42,7 @@ FENS = {
         "4k3/8/8/8/8/8/P7/4K1N1 w - - 97 60",  # the fifty-move rule in three plies
         "8/P7/8/8/8/8/7p/K6k w - - 0 1",  # promotions
     ],
-    "los_alamos": [None, "k5/6/6/6/6/R3RK w - - 0 1", "5k/6/6/6/p5/K5 w - - 0 1"],
+    "los_alamos": [None, "k5/6/6/6/6/1R2RK w - - 0 1", "5k/6/6/6/p5/K5 w - - 0 1"],
     "four_player": [None],
 }
 BAD_DTYPES = (np.float64, np.int8, np.uint8, np.bool_, np.int64, np.float16)
@@ -169,7 +169,27 @@ class Harness:
             cache_mb=self.rng.choice((0.0, 1.0)),
             planes=self.rng.choice(("float32", "uint8")),
         )
-        mcts = MCTS(self.evaluator(game), tree.state.num_players, config, np.random.default_rng(self.rng.randrange(99)))
+        evaluate = self.evaluator(game)
+
+        def meddling(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            """The evaluator, which now and then drops a searched tree or moves a searched game."""
+            if self.rng.random() < 0.2 and self.trees:
+                self.counts["search.del_mid_search"] += 1
+                self.trees.remove(self.rng.choice(self.trees))
+                self.collect_garbage()
+            target = self.rng.choice(chosen).state
+            legal = target.legal_actions()
+            if self.rng.random() < 0.2 and len(legal):
+                self.counts["search.apply_mid_search"] += 1
+                try:
+                    target.apply(int(legal[0]))
+                except InUseError:
+                    pass
+                else:
+                    raise AssertionError("a searched game took a move mid-search")
+            return evaluate(planes)
+
+        mcts = MCTS(meddling, tree.state.num_players, config, np.random.default_rng(self.rng.randrange(99)))
         self.mcts[game] = mcts
         try:
             mcts.search(chosen)
@@ -246,6 +266,8 @@ class Harness:
             size = max(handle.root_size, 0)
             search.mix_noise(handle, self.np_rng.dirichlet(np.ones(size)) if size else np.zeros(0), 0.25)
         else:  # drop a tree or the whole search, mid-wave or not
+            if any(handle.in_search for handle in handles):
+                self.counts["raw_wave.del_mid_search"] += 1
             if len(trees) > 1 and self.rng.random() < 0.7:
                 trees.pop(self.rng.randrange(len(trees)))
             else:
