@@ -29,7 +29,6 @@ import numpy as np
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
 from chess_envs import InUseError
 from chess_envs.games import new_state
-from chess_envs.native import core
 from chess_envs.vector_env import GameVectorEnv
 
 GAMES = ("chess", "los_alamos", "four_player")
@@ -114,7 +113,10 @@ class Harness:
             return
         before = state.to_text()
         legal = state.legal_actions()
-        action = int(self.rng.choice(legal)) if len(legal) and self.rng.random() < 0.9 else self.rng.randrange(-5, 20000)
+        if len(legal) and self.rng.random() < 0.9:
+            action = int(self.rng.choice(legal))
+        else:
+            action = self.rng.randrange(-5, 20000)
         try:
             state.apply(action)
         except CLEAR:
@@ -307,7 +309,6 @@ class Harness:
         elif roll < 0.15:
             env.reset_done()
         elif roll < 0.2:  # the native batch with buffers that may be wrong
-            n = env.num_envs
             env._batch.reset(0, True, self.buffer(env._obs.shape, np.float32), self.buffer(env._mask.shape, np.uint8))
         else:
             actions = env.random_actions()

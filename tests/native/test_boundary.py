@@ -343,8 +343,9 @@ def test_output_buffers_of_the_wrong_dtype_or_layout_are_refused():
         expect(TypeError, "bool", four._game.legal_mask_bool, np.zeros(four.num_actions, np.int8))
         from chess_envs.vector_env import GameVectorEnv
         env = GameVectorEnv(2, "chess")
-        expect(TypeError, "float32", env._batch.reset, 0, True, np.zeros((2, *shape), np.float64), np.zeros((2, 4672), np.uint8))
-        expect(TypeError, "uint8", env._batch.reset, 0, True, np.zeros((2, *shape), np.float32), np.zeros((2, 4672), np.int8))
+        obs, mask = np.zeros((2, *shape), np.float32), np.zeros((2, 4672), np.uint8)
+        expect(TypeError, "float32", env._batch.reset, 0, True, obs.astype(np.float64), mask)
+        expect(TypeError, "uint8", env._batch.reset, 0, True, obs, mask.view(np.int8))
         search, tree = raw_search(state), raw_tree(state)
         expect(TypeError, "float32 or uint8", search.expand_roots, [tree], 4672, np.zeros((1, *shape), np.float64))
         """
@@ -378,7 +379,10 @@ def test_two_threads_on_one_vector_env_are_refused_not_raced():
                    np.zeros(8, np.float32), np.zeros(8, bool), np.zeros(8, bool), np.zeros(8, np.int8))
         for holder, second in (
             (lambda: env.step(SlowActions(env.random_actions())), lambda: env.step(env.random_actions())),
-            (lambda: native.step(SlowActions(env.random_actions()), *buffers), lambda: native.step(np.zeros(8, np.int64), *buffers)),
+            (
+                lambda: native.step(SlowActions(env.random_actions()), *buffers),
+                lambda: native.step(np.zeros(8, np.int64), *buffers),
+            ),
         ):
             for attempt in range(20):
                 entered.clear(); release.clear()
@@ -536,12 +540,62 @@ def test_game_ends_are_labelled_as_python_chess_labels_them():
         assert chess.Board(stalemate_on_bare_material).outcome().termination == chess.Termination.INSUFFICIENT_MATERIAL
         assert new_state("chess", stalemate_on_bare_material).outcome().termination is Termination.INSUFFICIENT_MATERIAL
         # Fifty moves and threefold repetition at once: python-chess claims fifty moves first.
-        state, board = new_state("chess", "4k3/8/8/8/8/8/P7/4K1N1 w - - 92 60"), chess.Board("4k3/8/8/8/8/8/P7/4K1N1 w - - 92 60")
+        claims = "4k3/8/8/8/8/8/P7/4K1N1 w - - 92 60"
+        state, board = new_state("chess", claims), chess.Board(claims)
         for move in ["g1f3", "e8d8", "f3g1", "d8e8"] * 2:
             state.apply_move(move)
             board.push_uci(move)
         assert board.halfmove_clock == 100 and board.is_repetition(3)
         assert board.outcome(claim_draw=True).termination == chess.Termination.FIFTY_MOVES
         assert state.outcome().termination is Termination.FIFTY_MOVES
+        """
+    )
+
+
+def test_two_threads_hammering_one_search_never_crash():
+    """Two threads share one MCTS and its trees: searching, choosing, advancing and moving the
+    games by hand. Each call runs or is refused (InUseError); no crash, no game left changed."""
+    run_probe(
+        """
+        from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
+        states = [new_state("los_alamos") for _ in range(3)]
+        trees = [SearchTree(state) for state in states]
+        EVAL_ACTIONS, EVAL_VALUES = states[0].num_actions, 1
+        mcts = MCTS(flat, 2, MCTSConfig(simulations=16, threads=2))
+        counts = {"ran": 0, "in use": 0}
+
+        def hammer(seed):
+            rng = np.random.default_rng(seed)
+            for _ in range(400):
+                tree = trees[int(rng.integers(3))]
+                try:
+                    roll = rng.random()
+                    if roll < 0.4:
+                        mcts.search([tree] + ([trees[(trees.index(tree) + 1) % 3]] if roll < 0.2 else []))
+                    elif roll < 0.6 and not tree.state.is_terminal():
+                        tree.advance(int(rng.choice(tree.state.legal_actions())))
+                    elif roll < 0.8 and not tree.state.is_terminal():
+                        tree.state.apply(int(rng.choice(tree.state.legal_actions())))
+                    elif tree.state._game.plies:
+                        tree.state.undo()
+                    counts["ran"] += 1
+                except InUseError:
+                    counts["in use"] += 1
+                except (ValueError, RuntimeError) as error:  # the other thread moved the game first
+                    if not re.search("not legal|no move to take back|game is over", str(error)):
+                        errors.append(repr(error))
+                except Exception as error:
+                    errors.append(repr(error))
+
+        errors = []
+        workers = [threading.Thread(target=hammer, args=(seed,)) for seed in range(2)]
+        for worker in workers: worker.start()
+        for worker in workers: worker.join()
+        assert not errors, errors
+        assert counts["ran"] > 400, counts
+        for tree in trees:
+            if not tree.state.is_terminal():
+                mcts.search([tree])
+                assert mcts.choose(tree) in tree.state.legal_actions()
         """
     )
