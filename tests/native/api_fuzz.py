@@ -44,6 +44,8 @@ FENS = {
     "los_alamos": [None, "k5/6/6/6/6/1R2RK w - - 0 1", "5k/6/6/6/p5/K5 w - - 0 1"],
     "four_player": [None],
 }
+# The steps of a raw native search, drawn in any order (receive and del twice as often).
+RAW_STEPS = ("expand", "begin", "collect", "receive", "receive", "abort", "choose", "noise", "del", "del")
 BAD_DTYPES = (np.float64, np.int8, np.uint8, np.bool_, np.int64, np.float16)
 
 
@@ -175,13 +177,13 @@ class Harness:
 
         def meddling(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             """The evaluator, which now and then drops a searched tree or moves a searched game."""
-            if self.rng.random() < 0.2 and self.trees:
+            if self.rng.random() < 0.3 and self.trees:
                 self.counts["search.del_mid_search"] += 1
                 self.trees.remove(self.rng.choice(self.trees))
                 self.collect_garbage()
             target = self.rng.choice(chosen).state
             legal = target.legal_actions()
-            if self.rng.random() < 0.2 and len(legal):
+            if self.rng.random() < 0.3 and len(legal):
                 self.counts["search.apply_mid_search"] += 1
                 try:
                     target.apply(int(legal[0]))
@@ -236,14 +238,15 @@ class Harness:
                 }
             )
             return
-        entry = self.pick(self.raw)
+        op = self.rng.choice(RAW_STEPS)
+        held = [e for e in self.raw if any(t._native.in_search for t in e["trees"])]
+        entry = self.pick(held) if op == "del" and held else self.pick(self.raw)  # deletions mostly mid-search
         if entry is None:
             return
         search, trees, state = entry["search"], entry["trees"], entry["state"]
         handles = [t._native for t in trees]
         rows = max(1, len(trees) * 8 + self.rng.choice((0, 0, 0, -3)))
         planes = np.zeros((rows, *state.observation_shape), self.rng.choice((np.float32, np.uint8)))
-        op = self.rng.choice(("expand", "begin", "collect", "receive", "receive", "abort", "choose", "noise", "del"))
         self.counts[f"raw_wave.{op}"] += 1
         self._last_op = op
         if op == "expand":
@@ -368,10 +371,10 @@ class Harness:
         "copy": 4,
         "observe": 10,
         "tree": 4,
-        "search": 1.3,
+        "search": 1.6,
         "choose": 6,
         "advance": 8,
-        "raw_wave": 6,
+        "raw_wave": 15,
         "delete": 2,
         "vector": 4,
         "threads": 1.2,
