@@ -90,7 +90,7 @@ void bind_game(nb::module_& m, const char* name) {
                  g.holds().check_free("undo a move of");
                  g.undo();
              })
-        .def_prop_ro("key", &G::key, "The position's repetition key (a search tree's root identity).")
+        .def_prop_ro("key", &G::key, "The key of the game's line, every position since its start (a search tree's root identity).")
         .def("num_legal", [](G& g) { return g.termination() ? 0 : g.legal().size; })
         .def("legal_actions",
              [](G& g) {
@@ -388,7 +388,7 @@ NB_MODULE(_core, m) {
                  g.holds().check_free("undo a move of");
                  g.undo();
              })
-        .def_prop_ro("key", &FourGame::key, "The position's repetition key (a search tree's root identity).")
+        .def_prop_ro("key", &FourGame::key, "The key of the game's line, every position since its start (a search tree's root identity).")
         .def("num_legal", &FourGame::num_legal)
         .def("legal_actions",
              [](FourGame& g) {

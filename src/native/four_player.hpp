@@ -659,6 +659,7 @@ class FourGame {
         board_ = start_;
         played_.clear();
         keys_.clear();
+        lines_.clear();
         counts_.clear();
         frames_.clear();
         record();
@@ -710,8 +711,8 @@ class FourGame {
     int num_planes() const { return PLANES_PER_STEP * history_ + META_PLANES; }
     int plies() const { return int(keys_.size()) - 1; }
     int repetitions() const { return counts_.back(); }
-    // The position's repetition key: a search tree's root identity with plies().
-    u64 key() const { return keys_.back(); }
+    // The key of the game's line (every position since its start): a search tree's root identity.
+    u64 key() const { return lines_.back(); }
     SearchHolds& holds() { return holds_; }
     const std::array<int, 4>& final_points() { termination(); return final_points_; }
 
@@ -777,6 +778,7 @@ class FourGame {
         board_.pop();
         played_.pop_back();
         keys_.pop_back();
+        lines_.pop_back();
         counts_.pop_back();
         frames_.pop_back();
         actions_ready_ = false;
@@ -909,6 +911,7 @@ class FourGame {
         for (int i = 1; i <= back; ++i)
             if (keys_[std::size_t(n - i)] == key) ++count;
         keys_.push_back(key);
+        lines_.push_back(line_key(lines_.empty() ? 0 : lines_.back(), key));
         counts_.push_back(count);
         frames_.push_back(board_.state().squares);
         actions_ready_ = false;
@@ -959,6 +962,7 @@ class FourGame {
     bool claim_win_;
     std::shared_ptr<const FourActionTable> table_;
     std::vector<u64> keys_;
+    std::vector<u64> lines_;  // line_key() of the positions so far, one per position
     std::vector<int> counts_;
     std::vector<Frame> frames_;
     std::vector<int> actions_;

@@ -84,6 +84,15 @@ const ByteRows<T>& byte_rows() {
     return table;
 }
 
+// A line's key after one more position: splitmix64's finaliser over the previous line key and the
+// position's repetition key.
+inline u64 line_key(u64 line, u64 position) {
+    u64 z = line * 0x9E3779B97F4A7C15ULL ^ position;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
 struct GameOptions {
     int history = 8;
     bool claim_draws = true;                        // standard chess: threefold and fifty moves end the game
@@ -126,6 +135,7 @@ class Game {
         pos_ = start_;
         undos_.clear();
         keys_.clear();
+        lines_.clear();
         frames_.clear();
         record();
     }
@@ -135,9 +145,9 @@ class Game {
     int num_actions() const { return table_->num_actions; }
     int plies() const { return int(undos_.size()); }
     int repetitions() const { return frames_.back().count; }
-    // The position's repetition key (pieces, side, castling, a legal en passant): a search tree's
-    // root identity with plies().
-    u64 key() const { return keys_.back(); }
+    // The key of the game's line: of every position since its start, in order (a search tree's root
+    // identity with plies(): a transposition reached along another line is another root).
+    u64 key() const { return lines_.back(); }
     SearchHolds& holds() { return holds_; }
     int num_planes() const { return PLANES_PER_STEP * options_.history + V::META_PLANES; }
     std::string fen() const { return to_fen(pos_); }
@@ -218,6 +228,7 @@ class Game {
         pos_.unmake(undos_.back());
         undos_.pop_back();
         keys_.pop_back();
+        lines_.pop_back();
         frames_.pop_back();
         legal_ready_ = false;
         termination_ = -1;
@@ -305,6 +316,7 @@ class Game {
         for (int i = 2; i <= back; i += 2)
             if (keys_[std::size_t(n - i)] == key) ++count;
         keys_.push_back(key);
+        lines_.push_back(line_key(lines_.empty() ? 0 : lines_.back(), key));
         Frame frame;
         for (int colour = 0; colour < 2; ++colour)
             for (int piece = 0, slot = 0; piece < 6; ++piece)
@@ -369,6 +381,7 @@ class Game {
     Pos pos_;
     std::vector<typename Pos::Undo> undos_;
     std::vector<u64> keys_;
+    std::vector<u64> lines_;  // line_key() of the positions so far, one per position
     std::vector<Frame> frames_;
     MoveList legal_;
     int actions_[MAX_MOVES];

@@ -162,7 +162,7 @@ struct Node {
     int depth = 0;  // plies to the end along the proof, once proven
     int n = 0;      // simulations backed up through this node
     int first = 0, count = 0;
-    std::uint64_t key = 0;  // the game's repetition key at this node (the root's tells whether the game moved)
+    std::uint64_t key = 0;  // the game's line key at this node (the root's tells whether the game moved)
     double visit_sum = 0, value_sum = 0;  // over the node's edges, kept up to date for select()
     Values value{};   // per seat: the network's estimate, or the game's returns when terminal
     Values proof{};   // per seat: the exact value once proven
@@ -170,7 +170,7 @@ struct Node {
 
 // One game's search tree. The game is borrowed (Python's state owns it, the binding keeps it alive)
 // and is walked with apply/undo; the tree is rebuilt compactly below the played move on reroot
-// (tree reuse). The tree knows its root position (the root node's key and the game's ply count), so
+// (tree reuse). The tree knows its root (the key of the game's line there and its ply count), so
 // a game moved under it is noticed: a search rebuilds the tree, a question about the last search fails.
 template <class G>
 class Tree {
@@ -366,6 +366,7 @@ class Search {
     }
 
     const Config& config() const { return config_; }
+    int num_actions() const { return num_actions_; }
     Cache& cache() { return *cache_; }
     std::size_t planes_size() const { return planes_size_; }
     std::atomic<long long> simulations_done{0};
@@ -422,6 +423,7 @@ class Search {
             const Node& r = tree->node(tree->root());
             bool live = !r.terminal && r.count > 0;
             flags.push_back(live);
+            tree->gumbel_active = false;  // start_gumbel() turns it on for this search
             if (live) {
                 tree->remaining = budget;
                 hold(tree);
@@ -672,10 +674,13 @@ class Search {
                                    "abort() first");
     }
 
-    // Every tree given once, and none held by another search.
+    // Every tree given once, its game of this search's shapes, and none held by another search.
     void check_trees(const std::vector<Tree<G>*>& trees) const {
-        for (const Tree<G>* tree : trees) {
+        for (Tree<G>* tree : trees) {
             if (!tree) throw std::invalid_argument("trees must not be None");
+            if (std::size_t(tree->game().num_planes()) * G::SQUARES_PER_PLANE != planes_size_ ||
+                tree->game().num_actions() != num_actions_)
+                throw std::invalid_argument("a tree's game has another observation shape or action count than the search");
             if (tree->owner() && tree->owner() != this) throw InUse("in use: a tree is held by another search");
         }
         std::vector<const Tree<G>*> sorted(trees.begin(), trees.end());
@@ -783,6 +788,8 @@ class Search {
         rows_ = rows;
     }
 
+    std::size_t value_width() const { return players_ == 2 ? 1 : std::size_t(players_); }
+
     Values seat_values(int player, const float* output) const {
         Values v{};
         if (players_ == 2) {
@@ -828,11 +835,13 @@ class Search {
         else game.observation(player, static_cast<std::uint8_t*>(row));
         Key key;
         if (keyed) {
-            key = hash_bytes(row, row_bytes, Key{});
+            key = hash_bytes(row, row_bytes, Key{std::uint64_t(players_), 0});  // searches of other seat counts may share the cache
             key = hash_bytes(actions.data(), std::size_t(count) * sizeof(std::int64_t), key);
             std::unique_lock<std::mutex> lock(cache_mutex_, std::defer_lock);  // lookups reorder the LRU list
             if (shared) lock.lock();
-            if (const Cache::Entry* hit = cache_->get(key)) {  // entries stay put until receive()
+            const Cache::Entry* hit = cache_->get(key);  // entries stay put until receive()
+            if (hit && (hit->logits.size() != std::size_t(count) || hit->values.size() < value_width())) hit = nullptr;
+            if (hit) {
                 if (shared) lock.unlock();
                 proto.value = seat_values(player, hit->values.data());
                 return tree.add_node(proto, actions.data(), moves.data(), count, hit->logits.data());
@@ -847,12 +856,13 @@ class Search {
         } else if (keyed) {
             ++next_row_;
         }
-        shard.pending.push_back(
-            Pending{&tree, index, shard.paths.size(), path.size(), shard.actions.size(), count, player, proto.key, key, keyed,
-                    parent, edge});
+        // The leaf's slices first, then the leaf: a failed allocation leaves no leaf without its path.
+        Pending leaf{&tree, index, shard.paths.size(), path.size(), shard.actions.size(), count, player, proto.key, key, keyed,
+                     parent, edge};
         shard.paths.insert(shard.paths.end(), path.begin(), path.end());
         shard.actions.insert(shard.actions.end(), actions.begin(), actions.begin() + count);
         shard.moves.insert(shard.moves.end(), moves.begin(), moves.begin() + count);
+        shard.pending.push_back(leaf);
         return -1;
     }
 

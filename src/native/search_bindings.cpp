@@ -75,13 +75,17 @@ std::pair<Planes, std::size_t> planes_of(const Search<G>& s, nb::handle planes, 
     return {out, rows};
 }
 
-template <class G>
-void check_games(const Search<G>& s, const std::vector<Tree<G>*>& trees, int num_actions) {
-    for (Tree<G>* t : trees) {
-        if (!t) throw std::invalid_argument("trees must not be None");
-        if (std::size_t(t->game().num_planes()) * G::SQUARES_PER_PLANE != s.planes_size() ||
-            t->game().num_actions() != num_actions)
-            throw std::invalid_argument("a tree's game has another observation shape or action encoding than the search");
+// A call that may change which trees the search holds, with the Python references synced after it
+// whether it returns or throws.
+template <class G, class F>
+auto synced(BoundSearch<G>& s, F call) {
+    try {
+        auto result = call();
+        s.sync_held();
+        return result;
+    } catch (...) {
+        s.sync_held();
+        throw;
     }
 }
 
@@ -155,24 +159,20 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
         .def(
             "expand_roots",
             [](S& s, const std::vector<T*>& trees, int num_actions, nb::handle planes) {
-                check_games(s, trees, num_actions);
+                if (num_actions != s.num_actions())
+                    throw std::invalid_argument("num_actions is " + std::to_string(num_actions) + ", the search's is " +
+                                                std::to_string(s.num_actions()));
                 Array<float> floats;
                 Array<std::uint8_t> bytes;
                 auto [buffer, rows] = planes_of(s, planes, floats, bytes);
-                int count = s.expand_roots(trees, buffer, rows);
-                s.sync_held();
-                return count;
+                return synced(s, [&] { return s.expand_roots(trees, buffer, rows); });
             },
             "trees"_a, "num_actions"_a, "planes"_a,
             "Roots for trees without one (or whose game moved); returns the rows of planes to evaluate.")
         .def(
             "begin",
             [](S& s, const std::vector<T*>& trees, int budget) {
-                for (T* t : trees)
-                    if (!t) throw std::invalid_argument("trees must not be None");
-                auto flags = s.begin(trees, budget);
-                s.sync_held();
-                return flags;
+                return synced(s, [&] { return s.begin(trees, budget); });
             },
             "trees"_a, "budget"_a, "Give the trees with a live root `budget` simulations.")
         .def(
@@ -181,22 +181,17 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
                 Array<float> floats;
                 Array<std::uint8_t> bytes;
                 auto [buffer, rows] = planes_of(s, planes, floats, bytes);
-                int count;
-                try {
-                    count = s.collect(buffer, rows);
-                } catch (...) {
-                    s.sync_held();
-                    throw;
-                }
-                s.sync_held();
-                return count;
+                return synced(s, [&] { return s.collect(buffer, rows); });
             },
             "planes"_a, "One wave; returns the rows of planes to evaluate, or -1 when the search is over.")
         .def(
             "receive",
             [](S& s, Matrix<float> logits, Matrix<float> values) {
-                s.receive(logits.data(), logits.shape(0), logits.shape(1), values.data(), values.shape(0), values.shape(1));
-                s.sync_held();
+                synced(s, [&] {
+                    s.receive(logits.data(), logits.shape(0), logits.shape(1), values.data(), values.shape(0),
+                              values.shape(1));
+                    return 0;
+                });
             },
             "logits"_a, "values"_a)
         .def(

@@ -599,3 +599,68 @@ def test_two_threads_hammering_one_search_never_crash():
                 assert mcts.choose(tree) in tree.state.legal_actions()
         """
     )
+
+
+def test_a_search_refuses_trees_of_other_shapes_and_keeps_shared_caches_apart():
+    run_probe(
+        """
+        state = new_state("chess")
+        search, tree = raw_search(state), raw_tree(state)
+        rows = search.expand_roots([tree], state.num_actions, planes(state, 1))
+        search.receive(*outputs(state, rows))
+        small = core.ChessSearch(num_players=2, cache=core.EvaluationCache(0), planes_size=1, num_actions=1,
+                                 c_puct_init=1.25, c_puct_base=19652.0, fpu_reduction=0.25, has_root_fpu=True,
+                                 root_fpu=1.0, virtual_loss=1.0, leaves_per_tree=8, gumbel_c_visit=50.0,
+                                 gumbel_c_scale=1.0)
+        expect(ValueError, "another observation shape", small.begin, [tree], 10)
+        expect(ValueError, "num_actions", small.expand_roots, [tree], 4672, np.zeros((8, 1), np.float32))
+        # Two searches of different seat counts on one cache: the 4-seat one never reads a 1-value entry.
+        cache = core.EvaluationCache(16)
+        two, four = (core.ChessSearch(num_players=n, cache=cache, planes_size=int(np.prod(state.observation_shape)),
+                                      num_actions=4672, c_puct_init=1.25, c_puct_base=19652.0, fpu_reduction=0.25,
+                                      has_root_fpu=True, root_fpu=1.0, virtual_loss=1.0, leaves_per_tree=8,
+                                      gumbel_c_visit=50.0, gumbel_c_scale=1.0) for n in (2, 4))
+        first, second = raw_tree(state), raw_tree(new_state("chess"))
+        rows = two.expand_roots([first], 4672, planes(state, 1))
+        two.receive(np.zeros((rows, 4672), np.float32), np.zeros((rows, 1), np.float32))
+        assert four.expand_roots([second], 4672, planes(state, 1)) == 1
+        four.receive(np.zeros((1, 4672), np.float32), np.zeros((1, 4), np.float32))
+        """
+    )
+
+
+def test_a_transposition_along_another_line_is_another_root():
+    run_probe(
+        """
+        from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
+        state = new_state("chess")
+        EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
+        mcts = MCTS(flat, 2, MCTSConfig(simulations=16))
+        for move in ("g1f3", "g8f6", "f3g1", "f6g8"):
+            state.apply_move(move)
+        tree = SearchTree(state)
+        mcts.search([tree])
+        for _ in range(4):
+            state.undo()
+        for move in ("b1c3", "b8c6", "c3b1", "c6b8"):   # the same position and ply count, another line
+            state.apply_move(move)
+        expect(RuntimeError, "moved since the search", mcts.choose, tree)
+        """
+    )
+
+
+def test_a_puct_search_after_a_gumbel_one_is_plain_puct():
+    run_probe(
+        """
+        from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
+        state = new_state("chess")
+        EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
+        tree = SearchTree(state)
+        MCTS(flat, 2, MCTSConfig(simulations=32, gumbel=True, gumbel_considered=4)).search([tree])
+        puct = MCTS(flat, 2, MCTSConfig(simulations=200))
+        puct.search([tree])
+        actions, visits = tree.visit_counts()
+        assert (visits > 0).sum() > 4, visits             # not confined to the Gumbel candidates
+        assert puct.choose(tree) == actions[int(np.argmax(visits))]
+        """
+    )
