@@ -44,6 +44,18 @@ std::string text_of(nb::handle object, const char* what) {
     return std::string(data, std::size_t(size));
 }
 
+// The moves Python may play on a game, refused while a search holds it (it walks the game between waves).
+template <class G>
+bool apply_move(G& game, int action) {
+    game.holds().check_free("apply a move to");
+    return game.apply(action);
+}
+template <class G>
+void undo_move(G& game) {
+    game.holds().check_free("undo a move of");
+    game.undo();
+}
+
 template <class V>
 void bind_game(nb::module_& m, const char* name) {
     using G = Game<V>;
@@ -78,18 +90,8 @@ void bind_game(nb::module_& m, const char* name) {
         .def("in_check", [](const G& g) { return g.position().in_check(); })
         .def("termination", &G::termination)
         .def("winner", &G::winner)
-        .def(
-            "apply",
-            [](G& g, int action) {
-                g.holds().check_free("apply a move to");
-                return g.apply(action);
-            },
-            "action"_a)
-        .def("undo",
-             [](G& g) {
-                 g.holds().check_free("undo a move of");
-                 g.undo();
-             })
+        .def("apply", &apply_move<G>, "action"_a)
+        .def("undo", &undo_move<G>)
         .def_prop_ro("key", &G::key, "The key of the game's line, every position since its start (a search tree's root identity).")
         .def("num_legal", [](G& g) { return g.termination() ? 0 : g.legal().size; })
         .def("legal_actions",
@@ -376,18 +378,8 @@ NB_MODULE(_core, m) {
         .def("termination", &FourGame::termination)
         .def("winner_team", &FourGame::winner_team)
         .def("final_points", [](FourGame& g) { return std::vector<int>(g.final_points().begin(), g.final_points().end()); })
-        .def(
-            "apply",
-            [](FourGame& g, int action) {
-                g.holds().check_free("apply a move to");
-                return g.apply(action);
-            },
-            "action"_a)
-        .def("undo",
-             [](FourGame& g) {
-                 g.holds().check_free("undo a move of");
-                 g.undo();
-             })
+        .def("apply", &apply_move<FourGame>, "action"_a)
+        .def("undo", &undo_move<FourGame>)
         .def_prop_ro("key", &FourGame::key, "The key of the game's line, every position since its start (a search tree's root identity).")
         .def("num_legal", &FourGame::num_legal)
         .def("legal_actions",
