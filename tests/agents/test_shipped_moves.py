@@ -1,0 +1,21 @@
+"""The shipped networks choose the recorded moves (``tests/data/shipped_moves.json``, written by
+``python -m tests.agents.shipped_moves`` before the search API was rebuilt): at temperature 0 and
+without root noise, the same positions give the same moves."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.agents.shipped_moves import DATA, chosen_moves
+
+RECORD = json.loads(DATA.read_text())
+
+
+@pytest.mark.parametrize("game", sorted(RECORD["positions"]))
+def test_shipped_network_plays_the_recorded_moves(game: str) -> None:
+    texts, expected = zip(*RECORD["positions"][game])
+    moves = chosen_moves(game, list(texts))
+    differing = [(text, want, got) for text, want, got in zip(texts, expected, moves) if want != got]
+    assert not differing, f"{len(differing)} of {len(texts)} moves differ, first: {differing[:3]}"
