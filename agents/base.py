@@ -39,6 +39,51 @@ class Agent(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class SearchLimits:
+    """How long a searching agent may think about one move; all None: its own default budget."""
+
+    nodes: int | None = None
+    """simulations (or the engine's nodes)"""
+    seconds: float | None = None
+    """wall-clock budget"""
+    depth: int | None = None
+    """stop once the principal variation is this long"""
+    infinite: bool = False
+    """until ``stop()`` says so (analysis, pondering)"""
+
+
+@dataclass(frozen=True)
+class Thought:
+    """Where a search stands: its move, the mover's expected outcome and the line it expects."""
+
+    action: int
+    score: float
+    """the mover's expected outcome in [-1, 1] after ``action``"""
+    pv: tuple[int, ...]
+    """the principal variation, as actions from the searched position (``action`` first)"""
+    nodes: int
+    """simulations so far"""
+    seconds: float
+
+
+@runtime_checkable
+class SearchingAgent(Protocol):
+    """An agent whose moves come from a search it can report on and be stopped in (UCI's ``go``)."""
+
+    def think(
+        self,
+        state: GameState,
+        limits: SearchLimits,
+        stop: Callable[[], bool] | None = None,
+        report: Callable[[Thought], None] | None = None,
+    ) -> Thought:
+        """Search ``state`` within ``limits`` (or until ``stop()``), calling ``report`` as the search
+        goes; returns the last :class:`Thought`. ``state`` is left as it was given. Thinking again
+        about the same position goes on from the tree already built (pondering, then playing)."""
+        ...
+
+
 class AgentBase:
     """The default ``close`` of agents that hold nothing to end."""
 

@@ -38,8 +38,8 @@ from torch import nn
 from agents.base import AgentBase, AgentError, check_device, register_agent
 from chess_envs.core import GameState
 from chess_envs.files import write_atomic
-from chess_envs.games import GAMES, new_state
 from chess_envs.gym_env import GameEnv
+from chess_envs.registry import game_names, new_state
 
 PLANES, MASK = "observation", "action_mask"
 
@@ -476,7 +476,7 @@ def import_sb3(source: str | Path, target: str | Path) -> Path:
         model = MaskableDQN.load(source, device="cpu")
     except Exception as error:  # SB3 raises many kinds on a damaged archive
         raise DQNCheckpointError(f"{source} is corrupt or not a MaskableDQN checkpoint: {error}") from None
-    if model.game not in GAMES:
+    if model.game not in game_names():
         raise DQNCheckpointError(f"{source} names no known game ({model.game!r})")
     return save_model(model, target)
 

@@ -27,22 +27,23 @@ the process exits with code 0.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 import threading
-import time
 from collections.abc import Callable
 from typing import BinaryIO, TextIO
 
 import numpy as np
 
-from agents.base import make_agent
+from agents.base import SearchingAgent, SearchLimits, Thought, make_agent
 from agents.shipped import shipped_checkpoint
 from chess_envs.core import GameState
-from chess_envs.games import new_state
+from chess_envs.registry import new_state, registered_games
 
-VARIANTS = {"chess": "chess", "losalamos": "los_alamos"}
-_CHUNK = 16  # simulations between stop checks and info lines
+VARIANTS = {record.uci_variant: record.name for record in registered_games() if record.uci_variant}
+"""UCI_Variant value -> game name, from the registry (the first is the variant at start)"""
+_CHUNK = 16  # the agent's own simulations: every search is given its limits
 _DEFAULT_SIMULATIONS = 800
 
 
@@ -61,7 +62,7 @@ class UCIEngine:
         self.checkpoint = checkpoint
         self.agent_spec = agent_spec
         self.out = out
-        self.variant = "chess"
+        self.variant = next(iter(VARIANTS))
         self.simulations = _DEFAULT_SIMULATIONS
         self.agent = None
         self.state = new_state(VARIANTS[self.variant])
@@ -118,7 +119,8 @@ class UCIEngine:
         who = self.agent_spec or f"alphazero {self.checkpoint or 'shipped network'}"
         self.send(f"id name chess-envs {who}")
         self.send("id author chess-envs")
-        self.send("option name UCI_Variant type combo default chess var chess var losalamos")
+        variants = " ".join(f"var {variant}" for variant in VARIANTS)
+        self.send(f"option name UCI_Variant type combo default {next(iter(VARIANTS))} {variants}")
         self.send(f"option name Simulations type spin default {_DEFAULT_SIMULATIONS} min 1 max 1000000")
         self.send("uciok")
 
@@ -225,19 +227,19 @@ class UCIEngine:
 
     # -- searching -------------------------------------------------------------------------
 
-    def _budget(self, state, limits: dict[str, int]) -> tuple[int | None, float | None]:
-        """(simulations, seconds) for this move; None means no limit from that side."""
+    def _budget(self, state: GameState, limits: dict[str, int]) -> SearchLimits:
+        """The limits of this move's search (no limit given: the Simulations option)."""
+        if "infinite" in limits:
+            return SearchLimits(infinite=True)
         nodes = limits.get("nodes")
         seconds = limits["movetime"] / 1000 if "movetime" in limits else None
         mover_time = limits.get("wtime" if state.current_player == 0 else "btime")
         if mover_time is not None and seconds is None:
             increment = limits.get("winc" if state.current_player == 0 else "binc", 0)
             seconds = max(0.05, (mover_time / 30 + increment * 0.8) / 1000)
-        if "infinite" in limits:
-            return None, None
         if nodes is None and seconds is None:
             nodes = self.simulations
-        return nodes, seconds
+        return SearchLimits(nodes=nodes, seconds=seconds, depth=limits.get("depth"))
 
     def _think(self, state: GameState, limits: dict[str, int]) -> None:
         """The search thread: always ends by sending ``bestmove``."""
@@ -259,66 +261,32 @@ class UCIEngine:
             pass
 
     def _best_move(self, state: GameState, limits: dict[str, int]) -> str:
-        from agents.alphazero.agent import AlphaZeroAgent
-        from agents.alphazero.mcts import SearchTree
-
-        if not isinstance(self.agent, AlphaZeroAgent):  # a plain agent: one answer, no search to report
+        agent = self.agent
+        if not isinstance(agent, SearchingAgent):  # a plain agent: one answer, no search to report
             if "ponder" in limits:
                 self._wait_for_ponder_end()
-            return state.action_to_move(self.agent.select_action(state.copy()))
-        mcts = self.agent.mcts
-
-        tree = SearchTree(state)
-        started = time.monotonic()
-        done = 0
+            return state.action_to_move(agent.select_action(state.copy()))
+        report = functools.partial(self._info, state)
         if "ponder" in limits:  # search on the opponent's time until told how it went
-            while not (self._stop.is_set() or self._ponderhit.is_set()):
-                mcts.search([tree], simulations=_CHUNK)
-                done += _CHUNK
-                self._info(tree, done, time.monotonic() - started)
+            thought = agent.think(
+                state, SearchLimits(infinite=True), lambda: self._stop.is_set() or self._ponderhit.is_set(), report
+            )
             if self._stop.is_set():
-                return state.action_to_move(mcts.choose(tree))
-        nodes, seconds = self._budget(state, limits)
-        started, searched = time.monotonic(), 0
-        while True:
-            chunk = _CHUNK if nodes is None else min(_CHUNK, nodes - searched)
-            mcts.search([tree], simulations=chunk)
-            searched += chunk
-            done += chunk
-            depth = self._info(tree, done, time.monotonic() - started)
-            if self._stop.is_set() or (nodes is not None and searched >= nodes):
-                break
-            if seconds is not None and time.monotonic() - started >= seconds:
-                break
-            if "depth" in limits and depth >= limits["depth"]:
-                break
-        return state.action_to_move(mcts.choose(tree))
+                return state.action_to_move(thought.action)
+        thought = agent.think(state, self._budget(state, limits), self._stop.is_set, report)
+        return state.action_to_move(thought.action)
 
-    def _info(self, tree, nodes: int, elapsed: float) -> int:
-        """Send one info line; return the principal variation's length (the reported depth)."""
-        root = tree.root
-        best = int(np.argmax(root.visits))
-        q = float(root.q()[best]) if root.visits[best] else float(root.value[root.player])
-        pv = _principal_variation(tree)
-        nps = int(nodes / elapsed) if elapsed > 0 else 0
+    def _info(self, state: GameState, thought: Thought) -> None:
+        """Send one info line: depth is the principal variation's length."""
+        line, moves = state.copy(), []
+        for action in thought.pv:
+            moves.append(line.action_to_move(action))
+            line.apply(action)
+        nps = int(thought.nodes / thought.seconds) if thought.seconds > 0 else 0
         self.send(
-            f"info depth {len(pv)} seldepth {len(pv)} nodes {nodes} nps {nps} "
-            f"time {int(elapsed * 1000)} score cp {centipawns(q)} pv {' '.join(pv)}"
+            f"info depth {len(moves)} seldepth {len(moves)} nodes {thought.nodes} nps {nps} "
+            f"time {int(thought.seconds * 1000)} score cp {centipawns(thought.score)} pv {' '.join(moves)}"
         )
-        return len(pv)
-
-
-def _principal_variation(tree) -> list[str]:
-    """The most visited line from the root, as move text."""
-    state = tree.state.copy()
-    node, moves = tree.root, []
-    while node is not None and len(node.actions) and node.visits.max() > 0:
-        index = int(np.argmax(node.visits))
-        action = int(node.actions[index])
-        moves.append(state.action_to_move(action))
-        state.apply(action)
-        node = node.children[index]
-    return moves
 
 
 def _parse_go(args: list[str]) -> dict[str, int]:
@@ -349,10 +317,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m agents.uci", description="A UCI engine over our agents.")
     who = parser.add_mutually_exclusive_group()
     who.add_argument(
-        "--checkpoint", help="an AlphaZero checkpoint (chess, or Los Alamos with UCI_Variant); default: the shipped one"
+        "--checkpoint", help="an AlphaZero checkpoint of the variant's game; default: the variant's shipped one"
     )
     who.add_argument("--agent", help="any agent spec instead, e.g. greedy or dqn:PATH")
-    parser.add_argument("--variant", choices=sorted(VARIANTS), default="chess", help="the variant at start")
+    parser.add_argument(
+        "--variant", choices=sorted(VARIANTS), default=next(iter(VARIANTS)), help="the variant at start"
+    )
     args = parser.parse_args(argv)
     engine = UCIEngine(args.checkpoint, args.agent)
     engine.handle(f"setoption name UCI_Variant value {args.variant}")

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from agents.alphazero.checkpoint import save_checkpoint  # noqa: E402
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig  # noqa: E402
-from chess_envs.games import new_state  # noqa: E402
+from chess_envs.registry import new_state  # noqa: E402
 from evaluate.game import random_openings  # noqa: E402
 from evaluate.tournament import TournamentConfig, run_tournament  # noqa: E402
 

@@ -24,7 +24,7 @@ import torch
 from torch import nn
 
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig, fused_for_inference, resolve_device
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 
 
 def rate(model: nn.Module, batch: torch.Tensor, repetitions: int) -> float:

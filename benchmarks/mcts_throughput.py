@@ -32,7 +32,7 @@ from agents.alphazero.agent import NetworkEvaluator
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
 from agents.alphazero.reference_mcts import ReferenceMCTS
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 
 GAMES = ("los_alamos", "chess", "four_player")
 

@@ -13,7 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from agents.base import make_agent
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 
 PUZZLES = Path(__file__).resolve().parents[2] / "shared" / "reference" / "puzzles"
 

@@ -1,38 +1,33 @@
 """Chess reinforcement-learning environments: Gymnasium and PettingZoo, numpy only.
 
-Importing the package registers the Gymnasium ids, so both ``gymnasium.make("Chess-v0")``
-(after ``import chess_envs``) and ``gymnasium.make("chess_envs:Chess-v0")`` work.
+Importing the package registers the Gymnasium ids of every game in :mod:`chess_envs.registry`,
+so both ``gymnasium.make("Chess-v0")`` (after ``import chess_envs``) and
+``gymnasium.make("chess_envs:Chess-v0")`` work.
 """
-
-from gymnasium.envs.registration import register, registry
 
 from chess_envs.core import GameState, IllegalActionError, Outcome, Termination
 from chess_envs.four_player import FourPlayerState
 from chess_envs.los_alamos import LosAlamosState
 from chess_envs.native import InUseError
+from chess_envs.registry import GameOption, GameRecord, get_game, register_game, registered_games
 from chess_envs.standard import ChessState
 
 __all__ = [
     "ENV_IDS",
     "ChessState",
     "FourPlayerState",
+    "GameOption",
+    "GameRecord",
     "GameState",
     "IllegalActionError",
     "InUseError",
     "LosAlamosState",
     "Outcome",
     "Termination",
+    "get_game",
+    "register_game",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
-# Gymnasium id -> game name.
-ENV_IDS = {"Chess-v0": "chess", "LosAlamos-v0": "los_alamos", "FourPlayerChess-v0": "four_player"}
-
-for _env_id, _game in ENV_IDS.items():
-    if _env_id not in registry:
-        register(
-            id=_env_id,
-            entry_point="chess_envs.gym_env:GameEnv",
-            vector_entry_point="chess_envs.vector_env:GameVectorEnv",
-            kwargs={"game": _game},
-        )
+ENV_IDS = {record.env_id: record.name for record in registered_games()}
+"""Gymnasium id -> game name, of the games registered when the package was imported."""

@@ -10,16 +10,14 @@ import argparse
 import gymnasium as gym
 import numpy as np
 
-from chess_envs import ENV_IDS, __version__
-from chess_envs.games import GAMES
+from chess_envs import __version__
+from chess_envs.registry import game_names, get_game
 from chess_envs.render import render_svg
-
-GAME_ENV_IDS = {game: env_id for env_id, game in ENV_IDS.items()}
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m chess_envs", description=__doc__.splitlines()[0])
-    parser.add_argument("--game", choices=sorted(GAMES), default="chess", help="which game to play")
+    parser.add_argument("--game", choices=game_names(), default=game_names()[0], help="which game to play")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random moves")
     parser.add_argument("--every", type=int, default=20, help="draw the board every N plies (0: only the end)")
     parser.add_argument("--svg", metavar="PATH", help="also write the final position as an SVG picture")
@@ -27,7 +25,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.every < 0:
         parser.error("--every must be >= 0")
 
-    env = gym.make(GAME_ENV_IDS[args.game], render_mode="ansi")
+    env = gym.make(get_game(args.game).env_id, render_mode="ansi")
     rng = np.random.default_rng(args.seed)
     obs, info = env.reset(seed=args.seed)
     print(f"chess_envs {__version__}: a random game of {args.game}\n{env.render()}")

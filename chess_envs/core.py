@@ -155,6 +155,11 @@ class GameState(Protocol):
         """The value per seat if the game were stopped now (a draw unless the game keeps points)."""
         ...
 
+    @property
+    def teams(self) -> tuple[int, ...] | None:
+        """The team of each seat when seats play as teams (partners share one result), else None."""
+        ...
+
     def enable_search_caches(self) -> None:
         """Called by tree search before it revisits positions thousands of times."""
         ...
@@ -187,6 +192,10 @@ class GameBase:
 
     def standings(self) -> tuple[float, ...]:
         return (0.0,) * self.num_players
+
+    @property
+    def teams(self) -> tuple[int, ...] | None:
+        return None
 
     def enable_search_caches(self) -> None:
         """Nothing to cache by default."""

@@ -12,7 +12,7 @@ from gymnasium import spaces
 
 from chess_envs import render
 from chess_envs.core import GameState, IllegalActionError, check_count, check_reset_options
-from chess_envs.games import game_class
+from chess_envs.registry import game_class
 
 Opponent = Callable[[GameState], int]
 ILLEGAL_ACTION_MODES = ("lose", "raise")

@@ -23,8 +23,8 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from chess_envs.core import GameClass, check_count, check_flag
-from chess_envs.games import game_class
 from chess_envs.native import TERMINATIONS, InUseError, core
+from chess_envs.registry import game_class
 
 _NATIVE = {"chess": "ChessVector", "los_alamos": "LosAlamosVector"}  # built from a FEN; four_player from a game
 ILLEGAL = -1

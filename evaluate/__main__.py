@@ -13,7 +13,7 @@ from pathlib import Path
 from agents.base import AgentError, known_kinds, make_agent
 from agents.shipped import shipped_agent
 from chess_envs.files import check_writable, write_text_atomic
-from chess_envs.games import GAMES, game_class
+from chess_envs.registry import game_class, game_names
 from evaluate.game import MAX_OPENING_PLIES, game_options, random_openings, read_openings
 from evaluate.play import play_human, save_pgn
 from evaluate.ratings import rate
@@ -48,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
         help="a round-robin tournament (or a gauntlet) with Elo ratings",
         description=f"Agent specs: {', '.join(known_kinds())} (e.g. 'fairy-stockfish?depth=1').",
     )
-    t.add_argument("--game", choices=sorted(GAMES), required=True)
+    t.add_argument("--game", choices=game_names(), required=True)
     t.add_argument("--agents", nargs="+", required=True, help="agent spec strings, at least two")
     t.add_argument(
         "--games-per-pair",
@@ -80,7 +80,7 @@ def _parser() -> argparse.ArgumentParser:
         help="play against an agent in the terminal",
         description="You against an agent: type moves as UCI or SAN (four-player: from-to); 'moves' lists them.",
     )
-    p.add_argument("--game", choices=sorted(GAMES), required=True)
+    p.add_argument("--game", choices=game_names(), required=True)
     p.add_argument(
         "--agent", help="the agent spec you play against (every other seat); default: the game's shipped network"
     )

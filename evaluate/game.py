@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 
 from agents.base import Agent, AgentError
 from chess_envs.core import IllegalActionError
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 
 
 @dataclass

@@ -14,7 +14,7 @@ from pathlib import Path
 from agents.base import Agent
 from chess_envs.core import GameState
 from chess_envs.files import write_text_atomic
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 from chess_envs.render import render_ansi
 from chess_envs.standard import ChessState
 from evaluate.game import GameRecord

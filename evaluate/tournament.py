@@ -30,7 +30,7 @@ from tqdm import tqdm
 
 from agents.base import Agent, make_agent
 from chess_envs.files import write_text_atomic
-from chess_envs.games import game_class
+from chess_envs.registry import game_class
 from evaluate.game import GameRecord, game_options, play_game
 from evaluate.results import ResultsWriter, read_results
 

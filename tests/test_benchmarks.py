@@ -181,7 +181,7 @@ def test_puzzles_prints_a_solve_rate_per_category():
 def test_value_calibration_scores_a_four_player_network_per_seat(tmp_path):
     from agents.alphazero.checkpoint import save_checkpoint
     from agents.alphazero.network import AlphaZeroNet, NetworkConfig
-    from chess_envs.games import new_state
+    from chess_envs.registry import new_state
 
     state = new_state("four_player")
     config = NetworkConfig(*state.observation_shape, state.num_actions, value_size=4, filters=8, blocks=1)

@@ -13,14 +13,14 @@ import chess_envs  # noqa: F401  (registers the envs)
 from chess_envs.core import MAX_HISTORY
 from chess_envs.four_player import FourPlayerState
 from chess_envs.four_player.board import START_FEN4
-from chess_envs.games import GAMES, game_class
 from chess_envs.gym_env import GameEnv
 from chess_envs.pettingzoo.aec_env import GameAECEnv
+from chess_envs.registry import game_class, game_names
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("game", game_names())
 @pytest.mark.parametrize("history", [10**6, MAX_HISTORY + 1, 0, -1, 2.0, True])
 def test_history_is_bounded(game: str, history: object) -> None:
     with pytest.raises(ValueError, match="history"):
@@ -29,7 +29,7 @@ def test_history_is_bounded(game: str, history: object) -> None:
         GameEnv(game, history=history)
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("game", game_names())
 def test_largest_history_is_accepted(game: str) -> None:
     state = game_class(game)(history=np.int64(MAX_HISTORY))
     assert state.observation().shape == state.observation_shape
@@ -42,7 +42,7 @@ def test_huge_fen4_extras_are_a_value_error() -> None:
         FourPlayerState(START_FEN4 + "-{'enPassant':(" * 20 + "}")
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("game", game_names())
 def test_huge_position_text_is_refused(game: str) -> None:
     with pytest.raises(ValueError, match="characters"):
         game_class(game)("x" * 100_000)

@@ -25,7 +25,7 @@ from agents.alphazero.checkpoint import CheckpointError, load_network, save_chec
 from agents.alphazero.network import NetworkConfig
 from agents.base import AgentError
 from agents.dqn import FORMAT, DQNCheckpointError, read_checkpoint
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -128,10 +128,10 @@ def main(argv: list[str] | None = None) -> Path:
                 break
             if args.iterations and counters["iteration"] >= args.iterations:
                 break
-            if isinstance(self_play.mcts.evaluate, MaterialEvaluator) and counters["games"] >= args.teacher_games:
+            if isinstance(self_play.search.evaluate, MaterialEvaluator) and counters["games"] >= args.teacher_games:
                 print(f"the teacher played {counters['games']} games: the network plays from now on")
                 self_play = new_self_play(args, learner, [args.seed, 1, counters["iteration"]])
-            evaluator = self_play.mcts.evaluate
+            evaluator = self_play.search.evaluate
             tick = time.monotonic()
             evaluations = self_play.network_evaluations
             network_before = evaluator.seconds

@@ -14,13 +14,13 @@ from agents.alphazero.checkpoint import load_checkpoint
 from agents.alphazero.mcts import MCTSConfig
 from agents.alphazero.network import LIMITS as NETWORK_LIMITS
 from agents.alphazero.network import NetworkConfig
-from chess_envs.games import GAMES, new_state
+from chess_envs.registry import game_names, get_game, new_state
 from train.cli import arg, check_args, check_memory
 
 
 @dataclass
 class Args:
-    game: str = arg("los_alamos", "game to learn: " + ", ".join(sorted(GAMES)))
+    game: str = arg("los_alamos", "game to learn: " + ", ".join(game_names()))
     preset: str = arg("", "the preset these defaults came from")
     run_name: str = arg("alphazero", "run folder name under runs_dir")
     runs_dir: str = arg("runs", "where run folders live")
@@ -78,8 +78,7 @@ class Args:
     progress: bool = arg(True, "show a progress bar")
 
     def __post_init__(self) -> None:
-        if self.game not in GAMES:
-            raise ValueError(f"unknown game {self.game!r}; choose one of {sorted(GAMES)}")
+        get_game(self.game)  # ValueError naming the known games
         if self.backend not in ("local", "ray"):
             raise ValueError(f"backend must be local or ray, got {self.backend!r}")
         if self.activation not in ("gelu", "relu"):

@@ -39,7 +39,7 @@ from agents.alphazero.network import LIMITS as NETWORK_LIMITS
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
 from agents.base import AgentError
 from chess_envs.files import remove_stale_temporaries, write_atomic, write_text_atomic
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 from train.cli import arg, check_args, fail, parse_args, prepare_run_dir
 from train.learner import policy_value_loss
 from train.run_log import RunLog

@@ -48,8 +48,8 @@ from agents.dqn import (
 from agents.simple import GreedyAgent, RandomAgent
 from chess_envs.core import GameState
 from chess_envs.files import remove_stale_temporaries, write_atomic, write_text_atomic
-from chess_envs.games import GAMES, game_class, new_state
 from chess_envs.gym_env import GameEnv
+from chess_envs.registry import game_class, game_names, get_game, new_state
 from evaluate.game import play_game
 from train.cli import arg, check_args, check_memory, fail, parse_args, prepare_run_dir
 
@@ -59,7 +59,7 @@ RUN_FORMAT = "chess_envs.dqn-run/1"
 
 @dataclass
 class Args:
-    game: str = arg("los_alamos", "game to learn: " + ", ".join(sorted(GAMES)))
+    game: str = arg("los_alamos", "game to learn: " + ", ".join(game_names()))
     preset: str = arg("", "the preset these defaults came from")
     run_name: str = arg("dqn", "run folder name under runs_dir")
     runs_dir: str = arg("runs", "where run folders live")
@@ -101,8 +101,7 @@ class Args:
     progress: bool = arg(True, "show a progress bar")
 
     def __post_init__(self) -> None:
-        if self.game not in GAMES:
-            raise ValueError(f"unknown game {self.game!r}; choose one of {sorted(GAMES)}")
+        get_game(self.game)  # ValueError naming the known games
         if self.opponent not in OPPONENTS:
             raise ValueError(f"opponent must be one of {OPPONENTS}, got {self.opponent!r}")
         if game_class(self.game).num_players != 2:

@@ -22,7 +22,7 @@ from agents.alphazero.agent import AlphaZeroAgent
 from agents.alphazero.checkpoint import CheckpointError, load_checkpoint, load_network, save_checkpoint
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
 from agents.simple import GreedyAgent, RandomAgent
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 from evaluate.game import play_game
 from train.alphazero_config import Args, network_config
 from train.replay import ReplayBuffer

@@ -12,12 +12,14 @@ It owns no optimizer and no replay buffer: the learner does.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from agents.alphazero.mcts import MCTS, Evaluator, MCTSConfig, SearchTree
+from agents.alphazero.mcts_config import Evaluator, MCTSConfig
+from agents.alphazero.search_agent import new_search
 from chess_envs.core import GameState
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 
 
 @dataclass
@@ -42,7 +44,8 @@ class FinishedGame:
 
 @dataclass
 class _Game:
-    tree: SearchTree
+    tree: Any
+    """the search's tree of this game"""
     planes: list[np.ndarray] = field(default_factory=list)
     actions: list[np.ndarray] = field(default_factory=list)
     policies: list[np.ndarray] = field(default_factory=list)
@@ -56,13 +59,6 @@ def final_returns(state: GameState) -> np.ndarray:
     if state.is_terminal():
         return np.asarray(state.returns(), dtype=np.float32)
     return np.asarray(state.standings(), dtype=np.float32)
-
-
-def root_value(tree: SearchTree) -> float:
-    """The searched root's value for its mover: the visit-weighted mean of its edges' values."""
-    root = tree.root
-    visits = root.visits.sum()
-    return float(root.values.sum() / visits) if visits else 0.0
 
 
 class SelfPlay:
@@ -86,7 +82,8 @@ class SelfPlay:
         if value_target_q and self.num_players != 2:
             raise ValueError("value_target_q blends a two-player root value; use 0 for four-player games")
         self.value_target_q = value_target_q
-        self.mcts = MCTS(evaluator, self.num_players, search, rng)
+        self.search = new_search(game, evaluator, search)
+        self.rng = rng
         self.games_in_parallel = games_in_parallel
         self.temperature_plies = temperature_plies
         self.max_plies = max_plies
@@ -94,32 +91,32 @@ class SelfPlay:
 
     @property
     def network_evaluations(self) -> int:
-        return self.mcts.network_evaluations
+        return self.search.network_evaluations
 
     def forget_evaluations(self) -> None:
         """Empty the evaluation cache: call it when the network's weights change."""
-        self.mcts.cache.clear()
+        self.search.cache.clear()
 
     def play(self, moves: int) -> list[FinishedGame]:
         """Play ``moves`` moves in every game in flight; returns the games that finished."""
         while len(self.games) < self.games_in_parallel:
-            self.games.append(_Game(SearchTree(new_state(self.game))))
+            self.games.append(_Game(self.search.new_tree(new_state(self.game))))
         finished = []
         for _ in range(moves):
-            self.mcts.search([g.tree for g in self.games])
+            temperature = [1.0 if len(g.movers) < self.temperature_plies else 0.0 for g in self.games]
+            output = self.search.policy([g.tree for g in self.games], self.rng, temperature=temperature)
             for index, game in enumerate(self.games):
                 tree = game.tree
                 state = tree.state
-                plies = len(game.movers)
                 game.planes.append(state.observation())
-                game.actions.append(tree.visit_counts()[0])
-                game.policies.append(self.mcts.improved_policy(tree).astype(np.float32))
+                game.actions.append(output.legal_actions[index])
+                game.policies.append(output.action_weights[index])
                 game.movers.append(state.current_player)
-                game.root_values.append(root_value(tree) if self.value_target_q else 0.0)
-                tree.advance(self.mcts.choose(tree, 1.0 if plies < self.temperature_plies else 0.0))
-                if tree.state.is_terminal() or plies + 1 >= self.max_plies:
+                game.root_values.append(float(output.root_value[index]) if self.value_target_q else 0.0)
+                tree.advance(int(output.action[index]))
+                if tree.state.is_terminal() or len(game.movers) >= self.max_plies:
                     finished.append(self._finish(game))
-                    self.games[index] = _Game(SearchTree(new_state(self.game)))
+                    self.games[index] = _Game(self.search.new_tree(new_state(self.game)))
         return finished
 
     def _finish(self, game: _Game) -> FinishedGame:

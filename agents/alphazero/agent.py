@@ -8,11 +8,11 @@ import numpy as np
 import torch
 
 from agents.alphazero.checkpoint import load_network
-from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
+from agents.alphazero.mcts_config import MCTSConfig
 from agents.alphazero.network import AlphaZeroNet, fused_for_inference, resolve_device
-from agents.base import AgentBase, float_option, int_option, register_agent
+from agents.alphazero.search_agent import SearchAgent
+from agents.base import float_option, int_option, register_agent
 from chess_envs.core import GameState
-from chess_envs.games import game_class
 
 
 class NetworkEvaluator:
@@ -70,13 +70,15 @@ def team_values(values: np.ndarray) -> np.ndarray:
 
 
 @register_agent("alphazero")
-class AlphaZeroAgent(AgentBase):
+class AlphaZeroAgent(SearchAgent):
     """PUCT search guided by a trained network; deterministic at temperature 0 (the default).
 
     Options: ``sims`` (simulations per move, up to 100,000), ``temperature``, ``device``,
     ``gumbel``, ``seed``, ``leaves`` (per wave, up to 256) and ``cache_mb`` (memory for network
     outputs of positions seen again, default 256; :meth:`reset` empties it).
     """
+
+    evaluator: NetworkEvaluator
 
     def __init__(
         self,
@@ -100,45 +102,20 @@ class AlphaZeroAgent(AgentBase):
             cache_mb=float_option(cache_mb, "cache_mb", 0.0, 65_536.0),
             planes="uint8",
         )
-        self.temperature = float_option(temperature, "temperature", 0.0, 100.0)
-        self._seed = int_option(seed, "seed")
+        temperature = float_option(temperature, "temperature", 0.0, 100.0)
         if network is None:
             if path is None:
                 raise ValueError("the alphazero agent needs a checkpoint: alphazero:PATH?sims=N")
             network, _ = load_network(path, game, self.device)
-        self.num_players = game_class(game).num_players
-        self.evaluator = NetworkEvaluator(network, self.device)
-        self.mcts = MCTS(self.evaluator, self.num_players, config, np.random.default_rng(self._seed))
+        super().__init__(game, NetworkEvaluator(network, self.device), config, temperature, int_option(seed, "seed"))
 
     def reset(self, seed: int | None = None) -> None:
         """Empty the evaluation cache; with ``seed``, restart the search's random numbers from it."""
-        self.mcts.cache.clear()
-        if seed is not None:
-            self.mcts.rng = np.random.default_rng(seed)
+        super().reset(seed)
+        self.search.cache.clear()
 
-    def select_action(self, state: GameState) -> int:
-        """A move that wins on the spot when there is one, else the search's choice: PUCT spends
-        its simulations on the network's favourite moves and may never try a low-prior mate."""
-        winning = winning_action(state)
-        if winning is not None:
-            return winning
-        teams = getattr(state, "mode", "ffa") == "teams"
-        if teams != self.evaluator.teams:  # cached values were read for the other mode
+    def prepare(self, state: GameState) -> None:
+        teams = state.teams is not None
+        if teams != self.evaluator.teams:  # cached values were read for the other seating
             self.evaluator.teams = teams
-            self.mcts.cache.clear()
-        tree = SearchTree(state.copy())
-        self.mcts.search([tree])
-        return self.mcts.choose(tree, self.temperature)
-
-
-def winning_action(state: GameState) -> int | None:
-    """The first legal action after which the game is over with the mover alone on the best return
-    (a mate in one), or None."""
-    mover, scratch = state.current_player, state.copy()
-    for action in state.legal_actions():
-        scratch.apply(int(action))
-        returns = scratch.returns() if scratch.is_terminal() else None
-        scratch.undo()
-        if returns is not None and returns[mover] > np.delete(returns, mover).max():
-            return int(action)
-    return None
+            self.search.cache.clear()

@@ -15,7 +15,7 @@ import torch
 
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig
 from chess_envs.files import write_atomic
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 
 FORMAT = "chess_envs.alphazero/1"
 

@@ -17,10 +17,12 @@ import time
 
 import numpy as np
 
-from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
-from agents.base import AgentBase, float_option, int_option, register_agent
+from agents.alphazero.mcts_config import MCTSConfig
+from agents.alphazero.search_agent import SearchAgent
+from agents.base import float_option, int_option, register_agent
 from chess_envs.core import GameState
 from chess_envs.four_player.state import FourPlayerState
+from chess_envs.registry import get_game
 
 PIECE_VALUES = np.array([1.0, 3.0, 5.0, 5.0, 9.0, 0.0], dtype=np.float32)
 """Pawn, knight, bishop, rook, queen, king: what capturing each scores in four-player chess."""
@@ -75,13 +77,15 @@ class MaterialEvaluator:
 
 
 @register_agent("material-mcts")
-class MaterialSearchAgent(AgentBase):
+class MaterialSearchAgent(SearchAgent):
     """Max-n search over four-player chess guided by :class:`MaterialEvaluator`, no network: a
     baseline above greedy and the teacher a four-player network first learns from.
 
     Options: ``sims`` (simulations per move, default 200), ``material_weight`` (0.5), ``scale`` (10),
     ``temperature`` (0: the most visited move), ``seed``.
     """
+
+    evaluator: MaterialEvaluator
 
     def __init__(
         self,
@@ -93,26 +97,18 @@ class MaterialSearchAgent(AgentBase):
         temperature: float | str = 0.0,
         seed: int | str = 0,
     ) -> None:
-        if game != "four_player":
-            raise ValueError(f"material-mcts plays four-player chess, not {game!r}")
+        if get_game(game).state_class() is not FourPlayerState:
+            raise ValueError(f"material-mcts reads four-player planes; it does not play {game!r}")
         if path is not None:
             raise ValueError("material-mcts takes no path")
         self.name = "material-mcts"
-        self.evaluator = MaterialEvaluator(
+        evaluator = MaterialEvaluator(
             float_option(material_weight, "material_weight", 0.0, 100.0),
             float_option(scale, "scale", 1e-3, 1e6),
         )
         config = MCTSConfig(simulations=int_option(sims, "sims", minimum=1, maximum=100_000), cache_mb=0.0)
-        self.temperature = float_option(temperature, "temperature", 0.0, 100.0)
-        self.mcts = MCTS(self.evaluator, 4, config, np.random.default_rng(int_option(seed, "seed")))
+        temperature = float_option(temperature, "temperature", 0.0, 100.0)
+        super().__init__(game, evaluator, config, temperature, int_option(seed, "seed"))
 
-    def reset(self, seed: int | None = None) -> None:
-        """With ``seed``, this game's random choices come from it."""
-        if seed is not None:
-            self.mcts.rng = np.random.default_rng(seed)
-
-    def select_action(self, state: GameState) -> int:
-        self.evaluator.teams = getattr(state, "mode", "ffa") == "teams"
-        tree = SearchTree(state.copy())
-        self.mcts.search([tree])
-        return self.mcts.choose(tree, self.temperature)
+    def prepare(self, state: GameState) -> None:
+        self.evaluator.teams = state.teams is not None

@@ -236,6 +236,11 @@ class FourPlayerState(NativeState):
         """Per colour, whether that player is out (FFA: checkmated, stalemated, king captured)."""
         return tuple(not live for live in self._snapshot()[2])
 
+    @property
+    def teams(self) -> tuple[int, ...] | None:
+        """Teams: Red and Yellow (team 0) against Blue and Green (team 1); None in Free-For-All."""
+        return (0, 1, 0, 1) if self.mode == TEAMS else None
+
     def standings(self) -> tuple[float, ...]:
         """The returns the current points would give if the game ended now (Teams: zeros)."""
         if self.mode == TEAMS:

@@ -21,7 +21,7 @@ from pettingzoo.utils import wrappers
 
 from chess_envs import render
 from chess_envs.core import GameState, check_count, check_reset_options
-from chess_envs.games import game_class
+from chess_envs.registry import game_class
 
 RENDER_MODES = ("ansi", "rgb_array", "svg")
 

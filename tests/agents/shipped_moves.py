@@ -13,7 +13,7 @@ import torch
 
 from agents.base import make_agent
 from agents.shipped import shipped_agent
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "shipped_moves.json"
 POSITIONS = {"chess": 200, "los_alamos": 200, "four_player": 120}

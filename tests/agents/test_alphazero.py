@@ -12,7 +12,7 @@ from agents import make_agent
 from agents.alphazero.agent import AlphaZeroAgent, team_values
 from agents.alphazero.checkpoint import FORMAT, CheckpointError, load_checkpoint, load_network, save_checkpoint
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 from chess_envs.standard import ChessState
 from evaluate.game import play_game
 

@@ -8,7 +8,7 @@ import pytest
 from agents.alphazero.material import MaterialEvaluator
 from agents.alphazero.mcts_config import quantize_planes
 from agents.base import make_agent
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 
 START = new_state("four_player").to_text()
 # Yellow's queen taken by Red, who has the 9 points for it.

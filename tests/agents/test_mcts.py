@@ -12,9 +12,9 @@ import pytest
 
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
 from chess_envs.core import GameBase, Outcome, Termination
-from chess_envs.games import new_state
 from chess_envs.los_alamos.reference import ReferenceLosAlamosState
 from chess_envs.native import core
+from chess_envs.registry import new_state
 
 PUZZLES = Path(__file__).resolve().parents[3] / "shared" / "reference" / "puzzles"
 

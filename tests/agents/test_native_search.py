@@ -15,7 +15,7 @@ import pytest
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
 from agents.alphazero.mcts_config import quantize_planes
 from agents.alphazero.reference_mcts import ReferenceMCTS
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 
 PLAYERS = {"los_alamos": 2, "chess": 2, "four_player": 4}
 

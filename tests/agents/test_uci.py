@@ -15,7 +15,7 @@ import pytest
 from agents.alphazero.checkpoint import save_checkpoint
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig
 from agents.uci import UCIEngine, centipawns
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 from tests.agents.test_agents import STOCKFISH, needs_stockfish
 
 ROOT = Path(__file__).resolve().parents[2]

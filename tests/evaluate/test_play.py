@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agents import make_agent
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 from evaluate.play import parse_move, play_human
 
 ROOT = Path(__file__).resolve().parents[2]

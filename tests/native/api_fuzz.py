@@ -28,7 +28,7 @@ import numpy as np
 
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
 from chess_envs import InUseError
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 from chess_envs.vector_env import GameVectorEnv
 
 GAMES = ("chess", "los_alamos", "four_player")

@@ -19,7 +19,7 @@ PRELUDE = '''
 import gc, re, sys, threading, time
 import numpy as np
 from chess_envs.native import core
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 InUseError = getattr(core, "InUseError", RuntimeError)
 
 def expect(error, pattern, call, *args, **kwargs):

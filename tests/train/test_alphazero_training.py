@@ -15,7 +15,7 @@ import pytest
 
 from agents.alphazero.checkpoint import load_checkpoint
 from agents.alphazero.material import MaterialEvaluator
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 from train.alphazero import main, with_teacher_values
 from train.selfplay import FinishedGame
 

@@ -16,7 +16,7 @@ import pytest
 
 from agents.alphazero.checkpoint import load_network
 from agents.base import make_agent
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 from tests.engines import require_engine
 from train import alphazero, distill
 from train.teacher import Label, Teacher, _info_line

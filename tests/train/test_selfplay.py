@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents.alphazero.mcts import MCTSConfig
-from chess_envs.games import new_state
+from chess_envs.registry import new_state
 from train.alphazero_config import Args
 from train.selfplay import SelfPlay
 

@@ -1,12 +1,12 @@
-"""The pure-Python search: the executable reference of the native one (``src/native/search.hpp``).
+"""The search of :mod:`agents.alphazero.mcts` in pure Python, for games without a native core.
 
-:class:`~agents.alphazero.mcts.MCTS` runs it for games without a native core, and the tests
-compare the two on fixed positions with fixed evaluators. Batched PUCT over many games, and a
-Gumbel root search. Each :class:`~agents.alphazero.mcts.SearchTree` owns one game state and
-walks it with ``apply``/``undo``. A call to :meth:`ReferenceMCTS.search` runs ``simulations``
-simulations in every tree: in each wave it collects up to ``leaves_per_tree`` leaves per tree
-(virtual loss spreads them over the tree), evaluates the leaves of all trees in ONE batched call
-of the evaluator, then backs the values up.
+A game written in Python alone (any :class:`~chess_envs.core.GameState`, such as a toy game
+registered by a user) is searched here with the same algorithm as the native games: batched PUCT
+with virtual loss, one evaluator call per wave over every tree's leaves, an MCTS-solver, and a
+Gumbel root search. Each :class:`PythonSearchTree` owns one game state and walks it with
+``apply``/``undo``; :meth:`PythonMCTS.policy` is the same one call as :meth:`MCTS.policy
+<agents.alphazero.mcts.MCTS.policy>`. The tests also use it as the executable reference of the
+native search: given the same evaluator and random numbers, both give the same visit counts.
 
 Values are vectors with one entry per seat, so one backup rule serves two players (negamax)
 and more (max-n): an edge out of a node is scored from the perspective of that node's mover.
@@ -16,15 +16,26 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 import numpy as np
 
-from agents.alphazero.mcts_config import Evaluator, MCTSConfig, quantize_planes
+from agents.alphazero.mcts_config import (
+    Evaluator,
+    MCTSConfig,
+    PolicyOutput,
+    check_not_over,
+    quantize_planes,
+    root_statistics,
+    sample_visits,
+    temperatures,
+)
+from chess_envs.core import GameState
+from chess_envs.native import InUseError
 
-if TYPE_CHECKING:
-    from agents.alphazero.mcts import SearchTree
+__all__ = ["EvaluationCache", "Node", "PythonMCTS", "PythonSearchTree"]
 
 
 class EvaluationCache:
@@ -126,6 +137,35 @@ class Node:
         return np.divide(self.values, self.visits, out=np.zeros_like(self.values), where=self.visits > 0)
 
 
+class PythonSearchTree:
+    """One game being searched: its state (at the root), the tree below it, and its Gumbel state."""
+
+    def __init__(self, state: GameState) -> None:
+        self._state = state
+        state.enable_search_caches()
+        self.root: Node | None = None
+        self._gumbel: np.ndarray | None = None
+        self._candidates: np.ndarray | None = None
+        self._phase_visits = 0
+        self._phase_target = 0.0
+
+    @property
+    def state(self) -> GameState:
+        """The game searched (the tree walks it; play moves with :meth:`advance`)."""
+        return self._state
+
+    def advance(self, action: int) -> None:
+        """Play ``action`` and keep its subtree as the new root (tree reuse)."""
+        child = None
+        if self.root is not None:
+            index = np.flatnonzero(self.root.actions == action)
+            if len(index):
+                child = self.root.children[int(index[0])]
+        self._state.apply(action)
+        self.root = child
+        self._gumbel = self._candidates = None
+
+
 class _Pending:
     __slots__ = ("tree", "path", "planes", "actions", "player", "key", "parent", "index")
 
@@ -134,23 +174,65 @@ class _Pending:
         self.player, self.key, self.parent, self.index = player, key, parent, index
 
 
-class ReferenceMCTS:
-    """PUCT search over batches of trees with one network call per wave, in Python."""
+class PythonMCTS:
+    """PUCT search over batches of :class:`PythonSearchTree` with one evaluator call per wave."""
 
-    def __init__(
-        self,
-        evaluator: Evaluator,
-        num_players: int,
-        config: MCTSConfig | None = None,
-        rng: np.random.Generator | None = None,
-    ) -> None:
+    def __init__(self, evaluator: Evaluator, num_players: int, config: MCTSConfig | None = None) -> None:
         self.evaluate = evaluator
         self.num_players = num_players
         self.config = config or MCTSConfig()
-        self.rng = rng or np.random.default_rng()
         self.cache = EvaluationCache(self.config.cache_mb)
         self.network_evaluations = 0
         self.simulations_done = 0
+        self.rng = np.random.default_rng()  # the generator of the call in progress
+        self._busy = threading.Lock()
+
+    def new_tree(self, state: GameState) -> PythonSearchTree:
+        return PythonSearchTree(state)
+
+    def policy(
+        self,
+        trees: Sequence[PythonSearchTree],
+        rng: np.random.Generator,
+        *,
+        temperature: float | Sequence[float] = 0.0,
+        simulations: int | None = None,
+    ) -> PolicyOutput:
+        """Search every tree and choose a move in each (see :class:`~agents.alphazero.mcts_config.Search`)."""
+        trees = list(trees)
+        if not trees:
+            raise ValueError("policy() needs at least one tree")
+        if not all(isinstance(tree, PythonSearchTree) for tree in trees):
+            raise TypeError("PythonMCTS.policy takes the PythonSearchTrees of PythonMCTS.new_tree")
+        temps = temperatures(temperature, len(trees))
+        for tree in trees:
+            check_not_over(tree.state)
+        if not self._busy.acquire(blocking=False):
+            raise InUseError("in use: another thread is inside this PythonMCTS's search")
+        try:
+            self.rng = rng
+            self._search(trees, self.config.simulations if simulations is None else simulations)
+            chosen, weights, counts = [], [], []
+            root_values, scores = np.zeros(len(trees), np.float32), np.zeros(len(trees), np.float32)
+            for i, tree in enumerate(trees):
+                root = tree.root
+                assert root is not None
+                weights.append(self._improved_policy(tree).astype(np.float32))
+                action = self._choose(tree, float(temps[i]))
+                root_values[i], scores[i] = root_statistics(root, int(np.flatnonzero(root.actions == action)[0]))
+                chosen.append(action)
+                counts.append(root.visits.copy())
+            return PolicyOutput(
+                np.array(chosen, dtype=np.int64),
+                tuple(tree.root.actions for tree in trees),  # type: ignore[union-attr]
+                tuple(weights),
+                tuple(counts),
+                root_values,
+                scores,
+                tuple(trees),
+            )
+        finally:
+            self._busy.release()
 
     # -- values ----------------------------------------------------------------------------
 
@@ -166,7 +248,7 @@ class ReferenceMCTS:
 
     # -- the search ------------------------------------------------------------------------
 
-    def search(self, trees: list[SearchTree], simulations: int | None = None) -> None:
+    def _search(self, trees: list[PythonSearchTree], simulations: int | None = None) -> None:
         """Run ``simulations`` (default: the config's) simulations in every tree."""
         budget = self.config.simulations if simulations is None else simulations
         self._expand_roots(trees)
@@ -183,7 +265,7 @@ class ReferenceMCTS:
             self._evaluate_pending(pending)
             live = [tree for tree in live if remaining[id(tree)] > 0]
 
-    def _expand_roots(self, trees: list[SearchTree]) -> None:
+    def _expand_roots(self, trees: list[PythonSearchTree]) -> None:
         pending = []
         for tree in trees:
             if tree.root is None:
@@ -201,7 +283,7 @@ class ReferenceMCTS:
                     fraction = self.config.dirichlet_fraction
                     root.priors = (1 - fraction) * root.priors + fraction * noise
 
-    def _leaf(self, tree: SearchTree, path: list, parent: Node | None, index: int) -> Node | _Pending:
+    def _leaf(self, tree: PythonSearchTree, path: list, parent: Node | None, index: int) -> Node | _Pending:
         """A node for the tree's current state: built at once if terminal or cached, else pending."""
         state = tree.state
         player = state.current_player
@@ -218,7 +300,7 @@ class ReferenceMCTS:
             return Node(player, self._seat_values(player, value), actions, legal_logits, False)
         return _Pending(tree, path, planes, actions, player, key, parent, index)
 
-    def _collect(self, tree: SearchTree, count: int, pending: list[_Pending]) -> int:
+    def _collect(self, tree: PythonSearchTree, count: int, pending: list[_Pending]) -> int:
         """Descend ``count`` times (fewer on a collision); returns the simulations started."""
         started = 0
         waiting: set[tuple[int, int]] = {(id(p.parent), p.index) for p in pending if p.tree is tree}
@@ -307,7 +389,7 @@ class ReferenceMCTS:
 
     # -- selection -------------------------------------------------------------------------
 
-    def _select(self, tree: SearchTree, node: Node, is_root: bool) -> int:
+    def _select(self, tree: PythonSearchTree, node: Node, is_root: bool) -> int:
         if is_root and tree._candidates is not None:
             return self._gumbel_select(tree)
         config = self.config
@@ -332,7 +414,7 @@ class ReferenceMCTS:
 
     # -- Gumbel root search (Danihelka et al. 2022): sequential halving over sampled actions --
 
-    def _start_gumbel(self, tree: SearchTree, budget: int) -> None:
+    def _start_gumbel(self, tree: PythonSearchTree, budget: int) -> None:
         root = tree.root
         gumbel = self.rng.gumbel(size=len(root.actions))
         considered = min(self.config.gumbel_considered, len(root.actions))
@@ -346,7 +428,7 @@ class ReferenceMCTS:
     def _sigma(self, node: Node, q: np.ndarray) -> np.ndarray:
         return (self.config.gumbel_c_visit + node.visits.max()) * self.config.gumbel_c_scale * q
 
-    def _gumbel_select(self, tree: SearchTree) -> int:
+    def _gumbel_select(self, tree: PythonSearchTree) -> int:
         root, candidates = tree.root, tree._candidates
         visits = root.visits[candidates]
         if len(candidates) > 1 and visits.min() >= tree._phase_target:
@@ -360,7 +442,7 @@ class ReferenceMCTS:
 
     # -- choosing the move -----------------------------------------------------------------
 
-    def improved_policy(self, tree: SearchTree) -> np.ndarray:
+    def _improved_policy(self, tree: PythonSearchTree) -> np.ndarray:
         """The training target over the root's legal actions: visit shares (PUCT), or the
         softmax of logits plus the scaled completed Q-values (Gumbel)."""
         root = tree.root
@@ -372,7 +454,7 @@ class ReferenceMCTS:
         total = root.visits.sum()
         return root.visits / total if total > 0 else np.full(len(root.actions), 1.0 / len(root.actions))
 
-    def choose(self, tree: SearchTree, temperature: float = 0.0) -> int:
+    def _choose(self, tree: PythonSearchTree, temperature: float = 0.0) -> int:
         """The move to play: Gumbel's pick, the most visited (temperature 0), or a sample ∝ N^(1/T)."""
         root = tree.root
         if self.config.gumbel and tree._candidates is not None:
@@ -389,5 +471,4 @@ class ReferenceMCTS:
         if temperature <= 0:
             best = np.flatnonzero(visits == visits.max())
             return int(root.actions[best[0]])
-        weights = visits ** (1.0 / temperature)
-        return int(root.actions[self.rng.choice(len(visits), p=weights / weights.sum())])
+        return int(root.actions[sample_visits(visits, temperature, self.rng)])

@@ -1,0 +1,110 @@
+"""Agents that play by tree search (AlphaZero's network, the material evaluator): moves, thinking
+within limits, and the choice of the native or the Python search for a game. Torch-free."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from agents.alphazero.mcts_config import Evaluator, MCTSConfig, Search, principal_variation
+from agents.base import AgentBase, SearchLimits, Thought
+from chess_envs.core import GameState
+from chess_envs.registry import get_game
+
+CHUNK = 16
+"""simulations between two looks at the clock, the stop flag and the report"""
+
+
+def new_search(game: str, evaluator: Evaluator, config: MCTSConfig) -> Search:
+    """The search for ``game``: native where the registry names a native core, else the Python one."""
+    record = get_game(game)
+    if record.native_class("Search") is not None:
+        from agents.alphazero.mcts import MCTS
+
+        return MCTS(evaluator, record.num_players, config)
+    from agents.alphazero.python_mcts import PythonMCTS
+
+    return PythonMCTS(evaluator, record.num_players, config)
+
+
+class SearchAgent(AgentBase):
+    """A move is the search's choice after ``config.simulations`` simulations, unless a move wins at
+    once; :meth:`think` searches within :class:`~agents.base.SearchLimits` and reports as it goes."""
+
+    def __init__(self, game: str, evaluator: Evaluator, config: MCTSConfig, temperature: float, seed: int) -> None:
+        self.evaluator = evaluator
+        self.search = new_search(game, evaluator, config)
+        self.temperature = temperature
+        self.rng = np.random.default_rng(seed)
+        self._tree = None
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget the last tree; with ``seed``, this game's random choices come from it."""
+        self._tree = None
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def prepare(self, state: GameState) -> None:
+        """Called before each search (an evaluator that reads the game's options adapts here)."""
+
+    def select_action(self, state: GameState) -> int:
+        """A move that wins on the spot when there is one, else the search's choice: PUCT spends
+        its simulations on the network's favourite moves and may never try a low-prior mate."""
+        winning = winning_action(state)
+        if winning is not None:
+            return winning
+        self.prepare(state)
+        self._tree = None
+        tree = self.search.new_tree(state.copy())
+        return int(self.search.policy([tree], self.rng, temperature=self.temperature).action[0])
+
+    def think(
+        self,
+        state: GameState,
+        limits: SearchLimits,
+        stop: Callable[[], bool] | None = None,
+        report: Callable[[Thought], None] | None = None,
+    ) -> Thought:
+        self.prepare(state)
+        tree = self._tree
+        if tree is None or tree.state.to_text() != state.to_text():
+            tree = self._tree = self.search.new_tree(state.copy())
+        nodes = limits.nodes
+        if nodes is None and limits.seconds is None and not limits.infinite:
+            nodes = self.search.config.simulations
+        started, searched = time.monotonic(), 0
+        while True:
+            chunk = CHUNK if nodes is None else min(CHUNK, nodes - searched)
+            output = self.search.policy([tree], self.rng, temperature=self.temperature, simulations=chunk)
+            searched += chunk
+            root = tree.root
+            thought = Thought(
+                int(output.action[0]),
+                float(output.score[0]),
+                tuple(principal_variation(tree)),
+                int(root.visits.sum()) if root is not None else searched,
+                time.monotonic() - started,
+            )
+            if report is not None:
+                report(thought)
+            if (stop is not None and stop()) or (nodes is not None and searched >= nodes):
+                return thought
+            if limits.seconds is not None and thought.seconds >= limits.seconds:
+                return thought
+            if limits.depth is not None and len(thought.pv) >= limits.depth:
+                return thought
+
+
+def winning_action(state: GameState) -> int | None:
+    """The first legal action after which the game is over with the mover alone on the best return
+    (a mate in one), or None."""
+    mover, scratch = state.current_player, state.copy()
+    for action in state.legal_actions():
+        scratch.apply(int(action))
+        returns = scratch.returns() if scratch.is_terminal() else None
+        scratch.undo()
+        if returns is not None and returns[mover] > np.delete(returns, mover).max():
+            return int(action)
+    return None
