@@ -16,6 +16,6 @@ python -m agents.alphazero.checkpoint "runs/$run/checkpoints/last.pt" "runs/$run
 net="alphazero:runs/$run/model.pt?sims=200"
 python -m evaluate tournament --game four_player --games-per-pair 100 --gauntlet --out "runs/$run-ffa" --quiet \
     --agents "$net" greedy random
-python -m evaluate tournament --game four_player --mode teams --games-per-pair 40 --out "runs/$run-teams" --quiet \
+python -m evaluate tournament --game four_player --option mode=teams --games-per-pair 40 --out "runs/$run-teams" --quiet \
     --agents "$net" greedy
 python benchmarks/value_calibration.py --checkpoint "runs/$run/model.pt" --games 32 --out "runs/$run-calibration.png"

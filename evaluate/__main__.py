@@ -9,12 +9,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from agents.base import AgentError, known_kinds, make_agent
 from agents.shipped import shipped_agent
 from chess_envs.files import check_writable, write_text_atomic
-from chess_envs.registry import game_class, game_names
-from evaluate.game import MAX_OPENING_PLIES, game_options, random_openings, read_openings
+from chess_envs.registry import game_names, get_game, registered_games
+from evaluate.game import MAX_OPENING_PLIES, random_openings, read_openings
 from evaluate.play import play_human, save_pgn
 from evaluate.ratings import rate
 from evaluate.report import crosstable, pairwise_results, pgn, plot_ratings, rating_table
@@ -66,9 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument(
         "--gauntlet", action="store_true", help="only the first agent's games: it meets each of the others, once a pair"
     )
-    t.add_argument(
-        "--mode", choices=["ffa", "teams"], default="ffa", help="four-player rules (teams: a b a b are partners)"
-    )
+    _add_option_argument(t)
     t.add_argument("--workers", type=_positive, default=2, help="games played in parallel processes")
     t.add_argument(
         "--bootstrap", type=_count(0, 100_000), default=1000, help="bootstrap resamples for the intervals (0: none)"
@@ -86,15 +85,39 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seat", type=int, default=0, help="your seat: 0 white / Red, 1 black / Blue, ...")
     p.add_argument("--fen", help="start from this position (FEN, or FEN4 in four-player)")
-    p.add_argument("--mode", choices=["ffa", "teams"], help="four-player rules (default ffa)")
+    _add_option_argument(p)
     p.add_argument("--pgn", type=Path, help="save the game here as PGN when it ends")
     return parser
 
 
+def _add_option_argument(parser: argparse.ArgumentParser) -> None:
+    options = "; ".join(
+        f"{record.name}: " + ", ".join(f"{o.name}={'|'.join(map(str, o.choices)) or o.default}" for o in record.options)
+        for record in registered_games()
+        if record.options
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help=f"a game option, repeatable ({options}; four-player mode=teams seats a b a b as partners)",
+    )
+
+
+def game_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``--option NAME=VALUE`` arguments, checked against the game's registry record."""
+    options = {}
+    for text in args.option:
+        name, equals, value = text.partition("=")
+        if not equals:
+            raise ValueError(f"--option takes NAME=VALUE, got {text!r}")
+        options[name.strip()] = value.strip()
+    return get_game(args.game).check_options(options)
+
+
 def play(args: argparse.Namespace) -> None:
-    options = {"mode": args.mode} if args.mode else {}
-    if options and args.game != "four_player":
-        raise ValueError("--mode is for --game four_player")
+    options = game_options(args)
     if args.pgn is not None:
         check_writable(args.pgn)  # before the first move, not after the game
     agent = make_agent(args.agent or shipped_agent(args.game), args.game)
@@ -113,11 +136,12 @@ def play(args: argparse.Namespace) -> None:
 
 
 def tournament(args: argparse.Namespace) -> None:
-    count = args.games_per_pair // game_class(args.game).num_players or 1
+    options = game_options(args)
+    count = args.games_per_pair // get_game(args.game).num_players or 1
     if args.openings_file is not None:
         openings = read_openings(str(args.openings_file), args.game)
     else:
-        openings = random_openings(args.game, count, args.openings_plies, args.seed, **game_options(args.mode))
+        openings = random_openings(args.game, count, args.openings_plies, args.seed, **options)
     config = TournamentConfig(
         args.game,
         list(args.agents),
@@ -126,7 +150,7 @@ def tournament(args: argparse.Namespace) -> None:
         args.max_plies,
         args.seed,
         args.gauntlet,
-        args.mode,
+        options,
     )
     records = run_tournament(config, args.out, workers=args.workers, progress=not args.quiet)
     results = pairwise_results(records)

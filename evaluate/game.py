@@ -42,11 +42,6 @@ def seat_seed(seed: int, game_id: str, seat: int) -> int:
     return int.from_bytes(digest, "little") >> 1
 
 
-def game_options(mode: str) -> dict[str, str]:
-    """The state options of a four-player ``mode`` (none for Free-For-All, the default of every game)."""
-    return {} if mode == "ffa" else {"mode": mode}
-
-
 def play_game(
     game: str,
     agents: list[Agent],
@@ -58,7 +53,7 @@ def play_game(
     **game_options: str,
 ) -> GameRecord:
     """Play ``agents`` (one per seat, seat 0 first) from the FEN ``opening`` (``game_options``:
-    the game's own, e.g. ``mode="teams"`` in four-player chess).
+    the game's own from the registry, e.g. ``mode="teams"`` in four-player chess).
 
     Every agent is reset first; with ``seed``, each seat's agent gets :func:`seat_seed` of it,
     so the same ``seed`` and ``game_id`` replay the same game move for move.

@@ -22,16 +22,18 @@ import sys
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
 from agents.base import Agent, make_agent
 from chess_envs.files import write_text_atomic
-from chess_envs.registry import game_class
-from evaluate.game import GameRecord, game_options, play_game
+from chess_envs.registry import GameRecord as GameEntry
+from chess_envs.registry import get_game, register_game
+from evaluate.game import GameRecord, play_game
 from evaluate.results import ResultsWriter, read_results
 
 RESULTS_FILE = "games.jsonl"
@@ -49,16 +51,16 @@ class TournamentConfig:
     """each game's agents are seeded from (seed, game id): the same games with any number of workers"""
     gauntlet: bool = False
     """only the first agent's games: it meets each other agent, who do not meet each other"""
-    mode: str = "ffa"
-    """four-player rules: ffa or teams (pairs seated ``a b a b`` are partners opposite each other)"""
+    options: dict[str, Any] = field(default_factory=dict)
+    """the game's options (registry), e.g. four-player ``{"mode": "teams"}``: pairs seated ``a b a b``
+    are partners opposite each other"""
 
     def __post_init__(self) -> None:
         if len(self.agents) < 2:
             raise ValueError("a tournament needs at least two agents")
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"agent specs must differ (add ?seed=N to tell copies apart): {self.agents}")
-        if self.mode not in ("ffa", "teams") or (self.mode == "teams" and self.game != "four_player"):
-            raise ValueError(f"mode must be ffa, or teams in four_player, got {self.mode!r} for {self.game}")
+        self.options = get_game(self.game).check_options(self.options)
         seats = self.seats
         if self.games_per_pair < seats or self.games_per_pair % seats:
             raise ValueError(
@@ -71,7 +73,7 @@ class TournamentConfig:
     @property
     def seats(self) -> int:
         """Players per game."""
-        return game_class(self.game).num_players
+        return get_game(self.game).num_players
 
 
 @dataclass(frozen=True)
@@ -140,8 +142,13 @@ def _start_worker(parent: int, threads: int) -> None:
 _PR_SET_PDEATHSIG = 1
 
 
-def _play(game: str, scheduled: ScheduledGame, max_plies: int, seed: int, mode: str = "ffa") -> GameRecord:
-    """Play one scheduled game with this process's agents (built once, rebuilt after a failure)."""
+def _play(
+    entry: GameEntry, scheduled: ScheduledGame, max_plies: int, seed: int, options: dict[str, Any]
+) -> GameRecord:
+    """Play one scheduled game with this process's agents (built once, rebuilt after a failure).
+    ``entry`` is the game's registry record: a spawned worker registers it, so a game registered
+    at run time (not only a built-in one) plays in workers too."""
+    game = register_game(entry).name
     agents = []
     for spec in scheduled.players:
         if spec not in _worker_agents:
@@ -149,7 +156,6 @@ def _play(game: str, scheduled: ScheduledGame, max_plies: int, seed: int, mode: 
         agents.append(_worker_agents[spec])
     if "torch" in sys.modules and "torch" in _worker_threads:
         sys.modules["torch"].set_num_threads(_worker_threads.pop("torch"))
-    options = game_options(mode)
     record = play_game(game, agents, scheduled.opening, game_id=scheduled.id, max_plies=max_plies, seed=seed, **options)
     if record.forfeit:
         for spec in scheduled.players:  # an engine that failed is restarted for the next game
@@ -171,7 +177,10 @@ def prepare_output(config: TournamentConfig, out: Path) -> None:
     path = out / CONFIG_FILE
     wanted = asdict(config)
     if path.exists():
-        stored = {"gauntlet": False, "mode": "ffa", **json.loads(path.read_text(encoding="utf-8"))}  # older files
+        stored = {"gauntlet": False, **json.loads(path.read_text(encoding="utf-8"))}
+        if "options" not in stored:  # files of version 0.1 kept the four-player mode apart
+            mode = stored.pop("mode", "ffa")
+            stored["options"] = {} if mode == "ffa" else {"mode": mode}
         if stored != wanted:
             changed = sorted(k for k in wanted if stored.get(k) != wanted[k])
             raise ValueError(
@@ -186,6 +195,7 @@ def run_tournament(config: TournamentConfig, out: Path, workers: int = 1, progre
     """Play every missing game of the tournament and return all its records in schedule order."""
     prepare_output(config, out)
     check_agents(config)
+    entry = get_game(config.game)
     results_path = out / RESULTS_FILE
     done = read_results(results_path)
     games = schedule(config)
@@ -194,7 +204,7 @@ def run_tournament(config: TournamentConfig, out: Path, workers: int = 1, progre
     with ResultsWriter(results_path) as writer:
         if workers <= 1:
             for scheduled in pending:
-                record = _play(config.game, scheduled, config.max_plies, config.seed, config.mode)
+                record = _play(entry, scheduled, config.max_plies, config.seed, config.options)
                 writer.append(record)
                 done[record.id] = record
                 bar.update()
@@ -208,7 +218,7 @@ def run_tournament(config: TournamentConfig, out: Path, workers: int = 1, progre
                 initargs=(os.getpid(), max(1, (os.cpu_count() or 1) // workers)),
             ) as pool:
                 running = {
-                    pool.submit(_play, config.game, g, config.max_plies, config.seed, config.mode) for g in pending
+                    pool.submit(_play, entry, g, config.max_plies, config.seed, config.options) for g in pending
                 }
                 try:
                     while running:

@@ -100,8 +100,8 @@ def test_out_folder_of_another_tournament_is_refused(tmp_path):
         ({"agents": ["random"]}, "at least two agents"),
         ({"agents": ["random", "random"]}, "must differ"),
         ({"games_per_pair": 3}, "positive multiple of 2"),
-        ({"mode": "teams"}, "teams in four_player"),
-        ({"mode": "duos"}, "mode must be ffa"),
+        ({"options": {"mode": "teams"}}, "los_alamos has no game option mode"),
+        ({"game": "four_player", "games_per_pair": 4, "options": {"mode": "duos"}}, "mode must be one of ffa, teams"),
     ],
 )
 def test_bad_tournament_settings(kwargs, match):
@@ -245,7 +245,7 @@ def test_four_player_tournament_ranks_greedy_above_random(tmp_path):
 
 def test_teams_tournament_seats_partners_opposite_and_scores_by_team(tmp_path, capsys):
     out = tmp_path / "teams"
-    command = ["tournament", "--game", "four_player", "--mode", "teams", "--agents", "greedy", "random"]
+    command = ["tournament", "--game", "four_player", "--option", "mode=teams", "--agents", "greedy", "random"]
     main([*command, "--games-per-pair", "8", "--max-plies", "160", "--out", str(out), "--quiet"])
     records = list(read_results(out / RESULTS_FILE).values())
     assert len(records) == 8
@@ -253,5 +253,5 @@ def test_teams_tournament_seats_partners_opposite_and_scores_by_team(tmp_path, c
         assert record.players[0] == record.players[2] != record.players[1] == record.players[3]
         assert record.scores[0] == record.scores[2] and record.scores[1] == record.scores[3]
         assert record.scores[0] + record.scores[1] == 1.0  # a team's win is the other's loss, a draw half each
-    assert json.loads((out / "tournament.json").read_text())["mode"] == "teams"
+    assert json.loads((out / "tournament.json").read_text())["options"] == {"mode": "teams"}
     assert "greedy" in capsys.readouterr().out
