@@ -9,6 +9,7 @@ import chess
 import chess.pgn
 
 from chess_envs.files import write_atomic
+from chess_envs.registry import get_game
 from evaluate.game import GameRecord
 from evaluate.ratings import Rating, Result, likelihood_of_superiority
 
@@ -126,7 +127,8 @@ def _game_pgn(record: GameRecord, number: int) -> str:
         "Result": result,
         "Termination": record.forfeit or record.termination,
     }
-    if record.game == "chess":
+    variant = get_game(record.game).uci_variant or record.game
+    if variant == "chess":  # the PGN standard's own game: python-chess writes SAN
         board = chess.Board(record.opening)
         game = chess.pgn.Game(headers={**headers})
         game.setup(board)
@@ -135,10 +137,12 @@ def _game_pgn(record: GameRecord, number: int) -> str:
             node = node.add_variation(chess.Move.from_uci(move))
         game.headers["Result"] = result
         return str(game)
-    headers.update({"Variant": "losalamos", "SetUp": "1", "FEN": record.opening})
+    headers.update({"Variant": variant, "SetUp": "1", "FEN": record.opening})
     tags = "\n".join(f'[{key} "{value}"]' for key, value in headers.items())
-    white_first = record.opening.split()[1] == "w"
-    fullmove = int(record.opening.split()[-1])
+    fields = record.opening.split()
+    fen_like = len(fields) >= 6 and fields[1] in ("w", "b") and fields[-1].isdigit()
+    white_first = not fen_like or fields[1] == "w"
+    fullmove = int(fields[-1]) if fen_like else 1
     tokens = []
     for ply, move in enumerate(record.moves):
         white_to_move = (ply % 2 == 0) == white_first
