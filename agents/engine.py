@@ -16,8 +16,17 @@ import chess.engine
 
 from agents.base import AgentError, int_option, register_agent
 from chess_envs.core import GameState
+from chess_envs.registry import get_game, registered_games
 
-_VARIANTS = {"chess": "chess", "los_alamos": "losalamos"}
+
+def engine_variant(engine: str, game: str) -> str:
+    """The ``UCI_Variant`` under which ``engine`` plays ``game`` (the registry's ``engines`` and
+    ``uci_variant``); ValueError naming the games it plays otherwise."""
+    record = get_game(game)
+    if engine not in record.engines or record.uci_variant is None:
+        playable = [r.name for r in registered_games() if engine in r.engines]
+        raise ValueError(f"{engine} does not play {game!r}; it plays {', '.join(playable) or 'nothing registered'}")
+    return record.uci_variant
 
 
 def _find_binary(binary: str, package: str) -> str:
@@ -115,7 +124,7 @@ class StockfishAgent:
 
     def __init__(
         self,
-        game: str = "chess",
+        game: str,
         path: str | None = None,
         skill=None,
         depth=None,
@@ -123,8 +132,7 @@ class StockfishAgent:
         movetime=None,
         binary: str = "stockfish",
     ) -> None:
-        if game != "chess":
-            raise ValueError(f"stockfish plays standard chess only, not {game!r}; use fairy-stockfish")
+        engine_variant("stockfish", game)  # standard chess only (python-chess's board speaks to it)
         self.name = "stockfish"
         self.limits = _Limits(skill, depth, nodes, movetime)
         self._game = object()
@@ -172,7 +180,7 @@ class FairyStockfishAgent:
 
     def __init__(
         self,
-        game: str = "los_alamos",
+        game: str,
         path: str | None = None,
         skill=None,
         depth=None,
@@ -180,12 +188,11 @@ class FairyStockfishAgent:
         movetime=None,
         binary: str = "fairy-stockfish",
     ) -> None:
-        if game not in _VARIANTS:
-            raise ValueError(f"fairy-stockfish agent: no variant for game {game!r}")
+        variant = engine_variant("fairy-stockfish", game)
         self.name = "fairy-stockfish"
         self.limits = _Limits(skill, depth, nodes, movetime)
         self.engine = UciProcess(_find_binary(path or binary, "fairy-stockfish"), "fairy-stockfish")
-        self.engine.send(f"setoption name UCI_Variant value {_VARIANTS[game]}")
+        self.engine.send(f"setoption name UCI_Variant value {variant}")
         if self.limits.skill is not None:
             self.engine.send(f"setoption name Skill Level value {self.limits.skill}")
         self.engine.ready()

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.alphazero import material
 from agents.alphazero.checkpoint import load_checkpoint
 from agents.alphazero.mcts import MCTSConfig
 from agents.alphazero.network import LIMITS as NETWORK_LIMITS
@@ -117,8 +118,8 @@ class Args:
                 "teacher_games must be >= 0 and teacher_simulations >= 1, "
                 f"got {self.teacher_games} and {self.teacher_simulations}"
             )
-        if self.teacher_games and (self.game != "four_player" or self.backend != "local"):
-            raise ValueError("teacher_games: the material search teaches four_player, with --backend local")
+        if self.teacher_games and (not material.evaluates(self.game) or self.backend != "local"):
+            raise ValueError("teacher_games: the material search teaches four-player chess, with --backend local")
         per_position = int(np.prod(prototype.observation_shape)) + 64 * 6 + 4 * prototype.num_players
         check_memory(f"a replay buffer of {self.replay_size:,} positions", self.replay_size * per_position)
 

@@ -39,7 +39,7 @@ from agents.alphazero.network import LIMITS as NETWORK_LIMITS
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
 from agents.base import AgentError
 from chess_envs.files import remove_stale_temporaries, write_atomic, write_text_atomic
-from chess_envs.registry import new_state
+from chess_envs.registry import get_game, new_state, registered_games
 from train.cli import arg, check_args, fail, parse_args, prepare_run_dir
 from train.learner import policy_value_loss
 from train.run_log import RunLog
@@ -80,7 +80,7 @@ BOOK = {
 class Args:
     """Every setting of a distillation run (the command line's flags)."""
 
-    game: str = arg("chess", "chess or los_alamos")
+    game: str = arg("chess", "a game an engine plays (the registry's engines)")
     teacher: str = arg("stockfish?depth=8", "the engine that labels: stockfish (chess) or fairy-stockfish, a spec")
     run_name: str = arg("distill", "the run folder's name under runs_dir")
     runs_dir: str = arg("runs", "where run folders live")
@@ -117,8 +117,9 @@ class Args:
     progress: bool = arg(True, "show progress bars")
 
     def __post_init__(self) -> None:
-        if self.game not in BOOK and self.game != "los_alamos":
-            raise ValueError(f"distillation is for chess and los_alamos, not {self.game!r}")
+        if not get_game(self.game).engines:
+            taught = ", ".join(record.name for record in registered_games() if record.engines)
+            raise ValueError(f"distillation needs a game an engine plays ({taught}), not {self.game!r}")
         if self.stage not in ("all", "data", "learn"):
             raise ValueError(f"stage must be all, data or learn, got {self.stage!r}")
         if self.activation not in ("gelu", "relu"):

@@ -17,12 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import AgentError, AgentSpec
-from agents.engine import _VARIANTS, UciProcess, _find_binary, _Limits
+from agents.engine import UciProcess, _find_binary, _Limits, engine_variant
 
 MATE_CENTIPAWNS = 10_000.0
 """What a mate scores (less 10 per ply to it), so that a quicker mate is worth more."""
 
-TEACHERS = {"stockfish": ("chess",), "fairy-stockfish": tuple(_VARIANTS)}
+TEACHERS = ("stockfish", "fairy-stockfish")
+"""the engines that teach; the games each plays are in the registry"""
 
 
 @dataclass(frozen=True)
@@ -55,8 +56,7 @@ def parse_teacher(spec: str, game: str) -> tuple[AgentSpec, _Limits]:
     parsed = AgentSpec.parse(spec)
     if parsed.kind not in TEACHERS:
         raise ValueError(f"the teacher must be stockfish or fairy-stockfish (an agent spec), got {spec!r}")
-    if game not in TEACHERS[parsed.kind]:
-        raise ValueError(f"{parsed.kind} cannot teach {game!r}; use fairy-stockfish")
+    engine_variant(parsed.kind, game)  # ValueError naming the games it plays
     unknown = set(parsed.options) - {"depth", "nodes", "movetime", "binary"}
     if unknown:
         raise ValueError(f"teacher spec {spec!r}: unknown options {sorted(unknown)} (depth, nodes, movetime, binary)")
@@ -76,7 +76,8 @@ class Teacher:
         binary = parsed.path or parsed.options.get("binary", parsed.kind)
         self.engine = UciProcess(_find_binary(binary, parsed.kind), parsed.kind)
         if parsed.kind == "fairy-stockfish":
-            self.engine.send(f"setoption name UCI_Variant value {_VARIANTS[game]}")
+            variant = engine_variant(parsed.kind, game)
+            self.engine.send(f"setoption name UCI_Variant value {variant}")
         self.engine.send(f"setoption name MultiPV value {multipv}")
         self.engine.ready()
 

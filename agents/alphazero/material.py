@@ -76,6 +76,11 @@ class MaterialEvaluator:
         return self._logits[: len(planes)], values
 
 
+def evaluates(game: str) -> bool:
+    """Whether :class:`MaterialEvaluator` reads ``game``'s planes (four-player chess's layout)."""
+    return get_game(game).state_class() is FourPlayerState
+
+
 @register_agent("material-mcts")
 class MaterialSearchAgent(SearchAgent):
     """Max-n search over four-player chess guided by :class:`MaterialEvaluator`, no network: a
@@ -97,7 +102,7 @@ class MaterialSearchAgent(SearchAgent):
         temperature: float | str = 0.0,
         seed: int | str = 0,
     ) -> None:
-        if get_game(game).state_class() is not FourPlayerState:
+        if not evaluates(game):
             raise ValueError(f"material-mcts reads four-player planes; it does not play {game!r}")
         if path is not None:
             raise ValueError("material-mcts takes no path")

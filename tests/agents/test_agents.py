@@ -45,7 +45,7 @@ def test_bad_specs_say_what_is_wrong(spec, match):
 
 
 def test_stockfish_is_for_chess_only():
-    with pytest.raises(ValueError, match="standard chess only"):
+    with pytest.raises(ValueError, match="stockfish does not play .los_alamos.; it plays chess"):
         make_agent("stockfish", "los_alamos")
 
 

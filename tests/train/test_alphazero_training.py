@@ -91,7 +91,7 @@ def test_resume_refuses_a_checkpoint_of_another_game(tmp_path, capsys):
         (["--simulations", "0"], "simulations must be >= 1"),
         (["--optimizer", "lion"], "optimizer must be adamw or sgd"),
         (["--blocks", "two"], "invalid int value"),
-        (["--teacher-games", "5"], "the material search teaches four_player"),
+        (["--teacher-games", "5"], "the material search teaches four-player chess"),
         (["--game", "four_player", "--teacher-games", "5", "--backend", "ray"], "with --backend local"),
         (["--game", "four_player", "--teacher-games", "-1"], "teacher_games must be >= 0"),
         (["--teacher-value-weight", "1.5"], "teacher_value_weight must be in [0, 1]"),

@@ -178,10 +178,10 @@ def test_both_stages_resume_after_kill_9(tmp_path):
     [
         ("stockfish?depth=x", "chess", "option depth must be an integer"),
         ("greedy", "chess", "teacher must be stockfish or fairy-stockfish"),
-        ("stockfish?depth=3", "los_alamos", "stockfish cannot teach 'los_alamos'"),
+        ("stockfish?depth=3", "los_alamos", "stockfish does not play 'los_alamos'"),
         ("stockfish?skill=3", "chess", "unknown options ['skill']"),
         ("fairy-stockfish?binary=/no/such/engine", "chess", "not found on PATH"),
-        ("stockfish?depth=2", "four_player", "distillation is for chess and los_alamos"),
+        ("stockfish?depth=2", "four_player", "distillation needs a game an engine plays"),
     ],
 )
 def test_bad_teachers_and_missing_engines_say_what_is_wrong(tmp_path, capsys, teacher, game, message):
