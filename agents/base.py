@@ -12,6 +12,7 @@ Kinds that need heavy imports (torch) are listed in ``_LAZY_KINDS`` and imported
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -152,10 +153,11 @@ def make_agent(spec: str | AgentSpec, game: str) -> Agent:
         raise ValueError(
             f"unknown agent {parsed.kind!r} in spec {parsed.text!r}; known agents: {', '.join(known_kinds())}"
         )
-    try:
-        agent = factory(game=game, path=parsed.path, **parsed.options)
+    try:  # the options are checked against the factory's parameters, so a TypeError raised inside it stays one
+        inspect.signature(factory).bind(game=game, path=parsed.path, **parsed.options)
     except TypeError as error:
         raise ValueError(f"bad options in agent spec {parsed.text!r}: {error}") from None
+    agent = factory(game=game, path=parsed.path, **parsed.options)
     agent.name = parsed.text
     return agent
 

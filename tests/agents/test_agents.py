@@ -182,3 +182,19 @@ def test_engine_that_dies_mid_game_forfeits_with_the_reason(dying_engine):
     assert record.termination == "forfeit" and record.scores == [0.0, 1.0]
     assert "fairy-stockfish" in record.forfeit and "ended" in record.forfeit
     assert len(record.moves) == 6
+
+
+def test_a_type_error_inside_a_factory_is_not_called_bad_options():
+    from agents.base import _FACTORIES, register_agent
+
+    @register_agent("raises-type-error")
+    def factory(game: str, path: str | None = None, depth: str = "1"):
+        return int(None)  # a bug inside the agent, not a bad option
+
+    try:
+        with pytest.raises(TypeError, match="int"):
+            make_agent("raises-type-error?depth=2", "chess")
+        with pytest.raises(ValueError, match="bad options.*unexpected keyword argument 'width'"):
+            make_agent("raises-type-error?width=2", "chess")
+    finally:
+        del _FACTORIES["raises-type-error"]
