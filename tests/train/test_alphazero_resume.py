@@ -89,9 +89,9 @@ def test_learning_empties_the_evaluation_cache(tmp_path) -> None:
     self_play = new_self_play(learner.args, learner, 0)
     while len(learner.replay) < 4:
         learner.add_games(self_play.play(8))
-    assert self_play.mcts.cache.bytes > 0
+    assert self_play.search.cache.bytes > 0
     self_play.forget_evaluations()
-    assert self_play.mcts.cache.bytes == 0
+    assert self_play.search.cache.bytes == 0
 
 
 def test_checkpoints_hold_no_replay_and_resume_restores_it_from_its_file(finished_run, tmp_path) -> None:
