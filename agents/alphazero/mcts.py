@@ -64,8 +64,9 @@ class SearchTree:
     """One game being searched: its state (at the root) and the reusable native tree below it."""
 
     def __init__(self, state: GameState) -> None:
-        tree_class = get_game(state.game_name).native_class("SearchTree")
-        if not isinstance(state, NativeState) or tree_class is None:
+        native = isinstance(state, NativeState)  # first: a Python game need not be registered
+        tree_class = get_game(state.game_name).native_class("SearchTree") if native else None
+        if tree_class is None:
             raise ValueError(
                 f"{type(state).__name__} has no native search; search it with agents.alphazero.python_mcts.PythonMCTS"
             )
@@ -128,6 +129,8 @@ class MCTS:
             raise ValueError("policy() needs at least one tree")
         if not all(isinstance(tree, SearchTree) for tree in trees):
             raise TypeError("MCTS.policy takes the SearchTrees of MCTS.new_tree")
+        if len({type(tree._native) for tree in trees}) > 1:
+            raise ValueError("one search takes trees of one game")
         temps = temperatures(temperature, len(trees))
         for tree in trees:
             check_not_over(tree.state)
@@ -138,17 +141,18 @@ class MCTS:
             )
         try:
             search = self._native_search(trees[0].state)
+            budget = self.config.simulations if simulations is None else simulations
             try:
-                self._waves(search, trees, self.config.simulations if simulations is None else simulations, rng)
+                return self._waves(search, trees, budget, temps, rng)
             except BaseException:
                 search.abort()  # a failed evaluator or Ctrl-C: the trees and games go back as they were
                 raise
-            self._simulations += search.take_simulations()
-            return self._output(search, trees, temps, rng)
         finally:
             self._busy.release()
 
-    def _waves(self, search: Any, trees: list[SearchTree], budget: int, rng: np.random.Generator) -> None:
+    def _waves(
+        self, search: Any, trees: list[SearchTree], budget: int, temps: np.ndarray, rng: np.random.Generator
+    ) -> PolicyOutput:
         handles = [tree._native for tree in trees]
         planes = self._planes_for(trees[0].state, len(trees) * max(1, self.config.leaves_per_tree))
         rows = search.expand_roots(handles, trees[0].state.num_actions, planes)
@@ -165,9 +169,21 @@ class MCTS:
             for handle, is_live in zip(handles, live):
                 if is_live:
                     search.start_gumbel(handle, rng.gumbel(size=handle.root_size), budget, config.gumbel_considered)
-        while (rows := search.collect(planes)) >= 0:
+        # The last collect() lets the trees and their games go: the answers are read before it, once
+        # every live tree has spent its budget, so no other thread can move a game under them.
+        output, expected, done = None, budget * sum(live), 0
+        while True:
+            if output is None and done >= expected:
+                output = self._output(search, trees, temps, rng)
+            rows = search.collect(planes)
+            if rows < 0:
+                break
+            assert output is None, "the search went on after every tree had spent its budget"
             if rows:
                 self._receive(search, planes, rows)
+            done += search.take_simulations()
+        self._simulations += done
+        return output if output is not None else self._output(search, trees, temps, rng)
 
     def _output(
         self, search: Any, trees: list[SearchTree], temps: np.ndarray, rng: np.random.Generator
