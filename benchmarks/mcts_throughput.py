@@ -1,9 +1,13 @@
-"""MCTS throughput: the native search against the Python reference, with a free and a real network.
+"""MCTS throughput: the native search against the Python one, with a free and a real network.
+
+Each search is one call of the search API, ``policy(trees, rng)`` (:class:`~agents.alphazero.mcts.MCTS`
+or :class:`~agents.alphazero.python_mcts.PythonMCTS`): the simulations, then the move chosen in
+every tree and its root statistics read (the ``PolicyOutput``), which is what a search costs.
 
 * free network (``--free-games`` games per game type): an evaluator that costs nothing (constant
   outputs), so the numbers are the search and game code alone, planes as self-play hands them
   (``--planes uint8``, the default; ``float32`` for the config's default). Native search against the
-  Python reference (``agents/alphazero/reference_mcts.py``), same trees, same settings, for Los
+  Python search (``agents/alphazero/python_mcts.py``), same positions, same settings, for Los
   Alamos, chess and four-player chess; the ratio is native / Python. The native search runs with one
   thread and with ``--threads`` (default: the CPU count) descending trees in parallel; the Python
   search has one.
@@ -29,9 +33,9 @@ import numpy as np
 import torch
 
 from agents.alphazero.agent import NetworkEvaluator
-from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
+from agents.alphazero.mcts import MCTS, MCTSConfig
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
-from agents.alphazero.reference_mcts import ReferenceMCTS
+from agents.alphazero.python_mcts import PythonMCTS
 from chess_envs.registry import new_state
 
 GAMES = ("los_alamos", "chess", "four_player")
@@ -85,7 +89,8 @@ def measure(
     planes: str = "uint8",
     threads: int = 1,
 ) -> tuple[float, float, float]:
-    """(simulations/s, network positions/s, share of wall time in the network) of one move's search per text.
+    """(simulations/s, network positions/s, share of wall time in the network) of one move's search per
+    text: one ``policy`` call for all the trees (``together``), or one per tree.
 
     Each search object first searches the same positions once, untimed, as self-play's search has
     by its second move: buffers allocated and touched, caches warm, for the native and Python
@@ -94,19 +99,17 @@ def measure(
     players = new_state(game).num_players
     config = MCTSConfig(simulations=simulations, leaves_per_tree=leaves, cache_mb=0, planes=planes, threads=threads)
     timed = TimedEvaluator(evaluator)
-    mcts = (MCTS if native else ReferenceMCTS)(timed, players, config, np.random.default_rng(0))
+    mcts = (MCTS if native else PythonMCTS)(timed, players, config)
+    rng = np.random.default_rng(0)
 
     def run() -> float:
-        trees = [SearchTree(new_state(game, text)) for text in texts]
-        if not native:
-            for tree in trees:
-                tree._native = None
+        trees = [mcts.new_tree(new_state(game, text)) for text in texts]
         start = time.perf_counter()
         if together:
-            mcts.search(trees)
+            mcts.policy(trees, rng)
         else:
             for tree in trees:
-                mcts.search([tree])
+                mcts.policy([tree], rng)
         return time.perf_counter() - start
 
     run()

@@ -12,6 +12,7 @@ from agents import make_agent
 from agents.alphazero.agent import AlphaZeroAgent, team_values
 from agents.alphazero.checkpoint import FORMAT, CheckpointError, load_checkpoint, load_network, save_checkpoint
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
+from agents.base import SearchingAgent, SearchLimits
 from chess_envs.registry import new_state
 from chess_envs.standard import ChessState
 from evaluate.game import play_game
@@ -149,3 +150,15 @@ def test_four_player_agent_reads_values_per_team_only_in_teams():
     assert agent.evaluator.teams
     _, values = agent.evaluator(teams.observation()[None])
     assert values[0, 0] == values[0, 2] == -values[0, 1] == -values[0, 3]
+
+
+def test_agent_thinks_like_it_plays_and_goes_on_with_its_tree():
+    network = network_for("los_alamos", filters=8, blocks=1)
+    state = new_state("los_alamos")
+    agent = AlphaZeroAgent("los_alamos", network=network, sims=16)
+    assert isinstance(agent, SearchingAgent)
+    first = agent.think(state, SearchLimits(nodes=16))
+    assert first.action == AlphaZeroAgent("los_alamos", network=network, sims=16).select_action(state.copy())
+    second = agent.think(state, SearchLimits(nodes=16))
+    assert (first.nodes, second.nodes) == (16, 32) and state.legal_action_mask()[second.action]
+    assert state.to_text() == new_state("los_alamos").to_text()

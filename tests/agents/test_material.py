@@ -7,7 +7,7 @@ import pytest
 
 from agents.alphazero.material import MaterialEvaluator
 from agents.alphazero.mcts_config import quantize_planes
-from agents.base import make_agent
+from agents.base import SearchingAgent, SearchLimits, make_agent
 from chess_envs.registry import new_state
 
 START = new_state("four_player").to_text()
@@ -78,3 +78,14 @@ def test_agent_takes_a_hanging_queen():
     agent = make_agent("material-mcts?sims=200", "four_player")
     state.apply(agent.select_action(state))
     assert state.points[0] == 9
+
+
+def test_agent_thinks_within_limits_and_reads_the_mode_before_each_search():
+    agent = make_agent("material-mcts?sims=16", "four_player")
+    assert isinstance(agent, SearchingAgent)
+    teams = new_state("four_player", mode="teams")
+    thought = agent.think(teams, SearchLimits(nodes=24))
+    assert agent.evaluator.teams and thought.nodes == 24
+    assert teams.legal_action_mask()[thought.action] and thought.pv[0] == thought.action
+    agent.think(new_state("four_player"), SearchLimits(nodes=8))
+    assert not agent.evaluator.teams

@@ -1,7 +1,8 @@
-"""The native search against the Python reference: same visit counts, moves and policy targets.
+"""The native search against the Python one: same visit counts, moves and policy targets.
 
-Both run with the same evaluator and the same seeded generator (noise and sampling are drawn in
-Python for both), so every difference is a difference of the algorithms.
+Both run with the same evaluator and two generators seeded alike (noise and sampling are drawn in
+Python for both, in the same order), and are compared through the PolicyOutput of one call, so
+every difference is a difference of the algorithms.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import numpy as np
 import pytest
 
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
-from agents.alphazero.mcts_config import quantize_planes
-from agents.alphazero.reference_mcts import ReferenceMCTS
+from agents.alphazero.mcts_config import PolicyOutput, quantize_planes
+from agents.alphazero.python_mcts import PythonMCTS, PythonSearchTree
 from chess_envs.registry import new_state
 
 PLAYERS = {"los_alamos": 2, "chess": 2, "four_player": 4}
@@ -48,41 +49,46 @@ def positions(game: str, count: int, seed: int) -> list[str]:
     return texts
 
 
-def reference_tree(game: str, text: str) -> SearchTree:
-    tree = SearchTree(new_state(game, text))
-    tree._native = None  # the same state, searched by the Python reference
-    return tree
+def assert_same_output(native: PolicyOutput, python: PolicyOutput, what: str) -> None:
+    """The two searches' answers for one batch: the same, to the last visit and the last move."""
+    np.testing.assert_array_equal(native.action, python.action, err_msg=what)
+    assert native.action.dtype == python.action.dtype == np.int64
+    for a, b in zip(native.trees, python.trees):
+        assert a.root.n == b.root.n and np.allclose(a.root.values, b.root.values), what
+    for i in range(len(native.action)):
+        np.testing.assert_array_equal(native.legal_actions[i], python.legal_actions[i], err_msg=what)
+        np.testing.assert_array_equal(native.visit_counts[i], python.visit_counts[i], err_msg=what)
+        assert native.action_weights[i].dtype == python.action_weights[i].dtype == np.float32
+        np.testing.assert_array_equal(native.action_weights[i], python.action_weights[i], err_msg=what)
+    np.testing.assert_array_equal(native.root_value, python.root_value, err_msg=what)
+    np.testing.assert_array_equal(native.score, python.score, err_msg=what)
 
 
-def play_both(game: str, config: MCTSConfig, texts: list[str], moves: int, temperature: float) -> None:
+def play_both(game: str, config: MCTSConfig, texts: list[str], moves: int, temperature: float | list[float]) -> None:
+    """``moves`` moves of every game, each chosen by one policy() call of each search (games that
+    end drop out of the batch); ``temperature`` is one for all or one per game."""
     players = PLAYERS[game]
     evaluate = hashed(new_state(game).num_actions, 1 if players == 2 else players)
-    native = MCTS(evaluate, players, config, np.random.default_rng(7))
-    reference = ReferenceMCTS(evaluate, players, config, np.random.default_rng(7))
+    native = MCTS(evaluate, players, config)
+    python = PythonMCTS(evaluate, players, config)
+    native_rng, python_rng = np.random.default_rng(7), np.random.default_rng(7)
     native_trees = [SearchTree(new_state(game, text)) for text in texts]
-    reference_trees = [reference_tree(game, text) for text in texts]
-    assert all(tree._native is not None for tree in native_trees)
+    python_trees = [PythonSearchTree(new_state(game, text)) for text in texts]
+    temperatures = temperature if isinstance(temperature, list) else [temperature] * len(texts)
     for move in range(moves):
-        native.search(native_trees)
-        reference.search(reference_trees)
-        for a, b in zip(native_trees, reference_trees):
-            if b.root.terminal:
-                continue
-            actions, visits = a.visit_counts()
-            expected_actions, expected_visits = b.visit_counts()
-            np.testing.assert_array_equal(actions, expected_actions)
-            np.testing.assert_array_equal(visits, expected_visits, err_msg=f"move {move} of {a.state.to_text()}")
-            np.testing.assert_allclose(native.improved_policy(a), reference.improved_policy(b), rtol=1e-9)
-            assert a.root.n == b.root.n and np.allclose(a.root.values, b.root.values)
-        for a, b in zip(native_trees, reference_trees):
-            if b.state.is_terminal():
-                continue
-            action = native.choose(a, temperature)
-            assert action == reference.choose(b, temperature)
-            a.advance(action)
-            b.advance(action)
-    assert native.network_evaluations == reference.network_evaluations
-    assert native.simulations_done == reference.simulations_done
+        live = [i for i, tree in enumerate(python_trees) if not tree.state.is_terminal()]
+        if not live:
+            break
+        temps = [temperatures[i] for i in live]
+        a = native.policy([native_trees[i] for i in live], native_rng, temperature=temps)
+        b = python.policy([python_trees[i] for i in live], python_rng, temperature=temps)
+        assert_same_output(a, b, f"move {move} of {[python_trees[i].state.to_text() for i in live]}")
+        for i, action in zip(live, a.action.tolist()):
+            native_trees[i].advance(action)
+            python_trees[i].advance(action)
+    assert native.network_evaluations == python.network_evaluations
+    assert native.simulations_done == python.simulations_done
+    assert native_rng.random() == python_rng.random(), "both drew as many random numbers"
 
 
 CONFIGS = {
@@ -101,9 +107,15 @@ CONFIGS = {
 
 @pytest.mark.parametrize("config", CONFIGS.values(), ids=CONFIGS.keys())
 @pytest.mark.parametrize("game", PLAYERS)
-def test_native_search_matches_the_reference(game, config):
+def test_native_search_matches_the_python_search(game, config):
     count = 2 if game == "four_player" else 4
     play_both(game, config, positions(game, count, seed=len(game)), moves=3, temperature=1.0)
+
+
+@pytest.mark.parametrize("config", [CONFIGS["eight leaves, cache"], CONFIGS["gumbel"]], ids=["puct", "gumbel"])
+def test_per_tree_temperatures_match_the_python_search(config):
+    texts = positions("los_alamos", 4, seed=9)
+    play_both("los_alamos", config, texts, moves=4, temperature=[1.0, 0.0, 0.5, 0.0])
 
 
 @pytest.mark.parametrize(
@@ -114,12 +126,13 @@ def test_native_search_matches_the_reference(game, config):
         ("chess", "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"),  # back-rank mate
     ],
 )
-def test_solver_proofs_match_the_reference(game, text):
+def test_solver_proofs_match_the_python_search(game, text):
     play_both(game, MCTSConfig(simulations=400, fpu_reduction=0.0), [text], moves=2, temperature=0.0)
     tree = SearchTree(new_state(game, text))
     mcts = MCTS(hashed(new_state(game).num_actions, 1), 2, MCTSConfig(simulations=400, fpu_reduction=0.0))
-    mcts.search([tree])
+    output = mcts.policy([tree], np.random.default_rng(0))
     assert tree.root.proven is not None and tree.root.proven[tree.root.player] == 1.0
+    assert output.score[0] == 1.0, "the chosen move is the proven win"
 
 
 @pytest.mark.parametrize("game", PLAYERS)
@@ -132,17 +145,17 @@ def test_uint8_planes_are_the_quantized_observations(game):
         seen.append(planes.copy())
         return hashed(state.num_actions, 1 if players == 2 else players)(planes)
 
-    MCTS(evaluate, players, MCTSConfig(simulations=1, leaves_per_tree=1, planes="uint8")).search([SearchTree(state)])
+    config = MCTSConfig(simulations=1, leaves_per_tree=1, planes="uint8")
+    MCTS(evaluate, players, config).policy([SearchTree(state)], np.random.default_rng(0))
     assert seen[0].dtype == np.uint8 and seen[0].shape == (1, *state.observation_shape)
     np.testing.assert_array_equal(seen[0][0], quantize_planes(state.observation()))
 
 
 def test_tree_reuse_keeps_the_played_subtree():
     state = new_state("los_alamos")
-    mcts = MCTS(hashed(state.num_actions, 1), 2, MCTSConfig(simulations=200), np.random.default_rng(0))
+    mcts = MCTS(hashed(state.num_actions, 1), 2, MCTSConfig(simulations=200))
     tree = SearchTree(state)
-    mcts.search([tree])
-    action = mcts.choose(tree)
+    action = int(mcts.policy([tree], np.random.default_rng(0)).action[0])
     child = tree.root.children[list(tree.root.actions).index(action)]
     tree.advance(action)
     assert tree.root.visits.sum() == child.visits.sum() > 0
@@ -161,26 +174,47 @@ def test_evaluator_outputs_of_the_wrong_shape_are_refused(bad):
         )
 
     with pytest.raises(ValueError, match="evaluator"):
-        MCTS(evaluate, 2, MCTSConfig(simulations=8)).search([SearchTree(state)])
+        MCTS(evaluate, 2, MCTSConfig(simulations=8)).policy([SearchTree(state)], np.random.default_rng(0))
 
 
-def test_four_player_search_wants_a_value_per_seat():
+@pytest.mark.parametrize("search", [MCTS, PythonMCTS])
+def test_four_player_search_wants_a_value_per_seat(search):
     state = new_state("four_player")
-    evaluate = hashed(state.num_actions, 1)
+    mcts = search(hashed(state.num_actions, 1), 4, MCTSConfig(simulations=8))
     with pytest.raises(ValueError, match="4 values"):
-        MCTS(evaluate, 4, MCTSConfig(simulations=8)).search([SearchTree(state)])
+        mcts.policy([mcts.new_tree(state)], np.random.default_rng(0))
 
 
 def test_one_search_takes_one_game():
     trees = [SearchTree(new_state("los_alamos")), SearchTree(new_state("chess"))]
     with pytest.raises(ValueError, match="one game"):
-        MCTS(hashed(10, 1), 2).search(trees)
+        MCTS(hashed(10, 1), 2).policy(trees, np.random.default_rng(0))
+    assert all(tree.root is None for tree in trees)
 
 
-def test_choose_before_search_says_so():
-    mcts = MCTS(hashed(10, 1), 2)
-    with pytest.raises(RuntimeError, match="search"):
-        mcts.choose(SearchTree(new_state("los_alamos")))
+@pytest.mark.parametrize("gumbel", [False, True])
+@pytest.mark.parametrize("game", PLAYERS)
+def test_no_simulations_on_a_new_tree_expand_the_root_and_choose_alike(game, gumbel):
+    """There is no asking for a move before a search any more: a call with no simulations expands
+    the root and answers from it (no visits: uniform targets, the first action; Gumbel: its pick
+    from the priors), the same in both searches."""
+    players = PLAYERS[game]
+    texts = positions(game, 2, seed=5)
+    evaluate = hashed(new_state(game).num_actions, 1 if players == 2 else players)
+    config = MCTSConfig(simulations=32, gumbel=gumbel, gumbel_considered=4)
+    outputs = []
+    for search, tree in ((MCTS, SearchTree), (PythonMCTS, PythonSearchTree)):
+        mcts = search(evaluate, players, config)
+        trees = [tree(new_state(game, text)) for text in texts]
+        outputs.append(mcts.policy(trees, np.random.default_rng(3), temperature=[0.0, 1.0], simulations=0))
+        assert mcts.simulations_done == 0 and mcts.network_evaluations == 2
+    native, python = outputs
+    assert_same_output(native, python, "no simulations")
+    for i, legal in enumerate(native.legal_actions):
+        assert not native.visit_counts[i].any()
+        if not gumbel:
+            np.testing.assert_allclose(native.action_weights[i], 1 / len(legal))
+        assert native.action[i] in legal
 
 
 @pytest.mark.parametrize("cache_mb", [0, 256])
@@ -198,8 +232,7 @@ def test_threads_give_the_single_threaded_trees(cache_mb):
             trees = [SearchTree(shared_state) for _ in range(3)]
         else:
             trees = [SearchTree(new_state(game, text)) for text in texts]
-        MCTS(evaluate, 4, config, np.random.default_rng(0)).search(trees)
-        return [tree.visit_counts()[1] for tree in trees]
+        return list(MCTS(evaluate, 4, config).policy(trees, np.random.default_rng(0)).visit_counts)
 
     for shared in (False, True):
         for a, b in zip(visits(1, shared), visits(2, shared)):

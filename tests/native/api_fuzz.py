@@ -163,6 +163,8 @@ class Harness:
         game = tree.state.game_name
         same = [t for t in self.trees if t.state.game_name == game]
         chosen = self.rng.sample(same, self.rng.randint(1, min(3, len(same))))
+        if self.rng.random() < 0.9:  # mostly live games: one that is over refuses the whole call
+            chosen = [t for t in chosen if not t.state.is_terminal()] or chosen
         before = [t.state.to_text() for t in chosen]
         config = MCTSConfig(
             simulations=self.rng.choice((1, 4, 8, 16)),
@@ -193,23 +195,31 @@ class Harness:
                     raise AssertionError("a searched game took a move mid-search")
             return evaluate(planes)
 
-        mcts = MCTS(meddling, tree.state.num_players, config, np.random.default_rng(self.rng.randrange(99)))
+        mcts = MCTS(meddling, tree.state.num_players, config)
         self.mcts[game] = mcts
+        temperature = [self.rng.choice((0.0, 1.0)) for _ in chosen] if self.rng.random() < 0.5 else 1.0
         try:
-            mcts.search(chosen)
+            output = mcts.policy(chosen, np.random.default_rng(self.rng.randrange(99)), temperature=temperature)
         finally:
             assert [t.state.to_text() for t in chosen] == before, "a search changed a game"
+        for action, tree in zip(output.action, chosen):
+            assert action in tree.state.legal_actions(), "the search chose an illegal move"
 
     def choose(self) -> None:
+        """A move chosen again from a tree's statistics: a policy call with no (or one) simulation."""
         tree = self.pick(self.trees)
         if tree is None or tree.state.game_name not in self.mcts:
             return
-        mcts = self.mcts[tree.state.game_name]
-        action = mcts.choose(tree, self.rng.choice((0.0, 1.0))) if self.rng.random() < 0.7 else None
-        if action is None:
-            mcts.improved_policy(tree)
-        else:
-            assert action in tree.state.legal_actions(), "the search chose an illegal move"
+        game = tree.state.game_name  # the last search's settings, without its meddling evaluator
+        mcts = MCTS(self.evaluator(game), tree.state.num_players, self.mcts[game].config)
+        output = mcts.policy(
+            [tree],
+            np.random.default_rng(self.rng.randrange(99)),
+            temperature=self.rng.choice((0.0, 1.0)),
+            simulations=0 if self.rng.random() < 0.7 else 1,
+        )
+        assert output.action[0] in tree.state.legal_actions(), "the search chose an illegal move"
+        assert len(output.legal_actions[0]) == len(output.action_weights[0]) == len(output.visit_counts[0])
 
     def advance(self) -> None:
         tree = self.pick(self.trees)

@@ -91,17 +91,17 @@ def test_choosing_on_a_finished_game_is_a_clear_error(gumbel):
             EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
             mcts = MCTS(flat, 2, MCTSConfig(simulations=8, gumbel={gumbel}))
             tree = SearchTree(state)
-            mcts.search([tree])
-            expect(ValueError, "game is over", mcts.choose, tree)
-            expect(ValueError, "game is over", mcts.improved_policy, tree)
+            expect(ValueError, "game is over", mcts.policy, [tree], np.random.default_rng(0))
+            live = SearchTree(new_state("chess"))         # one finished game refuses the whole batch
+            expect(ValueError, "game is over", mcts.policy, [live, tree], np.random.default_rng(0))
+            assert live.root is None and mcts.network_evaluations == 0
         four = FourPlayerState()
         while not four.is_terminal():
             four.apply(int(four.legal_actions()[0]))
         EVAL_ACTIONS, EVAL_VALUES = four.num_actions, 4
         mcts = MCTS(flat, 4, MCTSConfig(simulations=8, gumbel={gumbel}))
         tree = SearchTree(four)
-        mcts.search([tree])
-        expect(ValueError, "game is over", mcts.choose, tree)
+        expect(ValueError, "game is over", mcts.policy, [tree], np.random.default_rng(0), temperature=1.0)
         """
     )
 
@@ -129,28 +129,29 @@ def test_a_game_moved_under_its_tree_is_searched_from_where_it_is():
         state = new_state("los_alamos")
         EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
         mcts = MCTS(flat, 2, MCTSConfig(simulations=64))
+        rng = np.random.default_rng(0)
         tree = SearchTree(state)
-        mcts.search([tree])
+        mcts.policy([tree], rng)
         for move in ("b2b3", "e5e4", "a2a3"):          # played on the state, not through the tree
             state.apply(state.move_to_action(move))
-        expect(RuntimeError, "moved since the search", mcts.choose, tree)
-        expect(RuntimeError, "moved since the search", tree.visit_counts)
         before = state.to_text()
-        mcts.search([tree])                              # rebuilt from the game's position
+        out = mcts.policy([tree], rng)                   # rebuilt from the game's position
         assert state.to_text() == before
-        actions, visits = tree.visit_counts()
-        assert set(actions.tolist()) == set(state.legal_actions().tolist()) and visits.sum() > 0
+        assert set(out.legal_actions[0].tolist()) == set(state.legal_actions().tolist())
+        assert out.visit_counts[0].sum() == 64, "nothing kept from the position searched before"
+        assert out.action[0] in state.legal_actions()
         for _ in range(3):                               # undo and play other moves, then search
             state.undo()
         state.apply(state.move_to_action("c2c3"))
-        mcts.search([tree])
-        assert set(tree.visit_counts()[0].tolist()) == set(state.legal_actions().tolist())
-        assert mcts.choose(tree) in state.legal_actions()
+        out = mcts.policy([tree], rng)
+        assert set(out.legal_actions[0].tolist()) == set(state.legal_actions().tolist())
+        assert out.visit_counts[0].sum() == 64 and out.action[0] in state.legal_actions()
         # The tree advanced after the game was moved keeps nothing it cannot vouch for.
-        tree.advance(mcts.choose(tree))
+        tree.advance(int(out.action[0]))
         state.apply(int(state.legal_actions()[0]))
-        mcts.search([tree])
-        assert set(tree.visit_counts()[0].tolist()) == set(state.legal_actions().tolist())
+        out = mcts.policy([tree], rng)
+        assert set(out.legal_actions[0].tolist()) == set(state.legal_actions().tolist())
+        assert out.visit_counts[0].sum() == 64
         """
     )
 
@@ -171,9 +172,11 @@ def test_a_search_holds_its_trees_and_games_while_the_evaluator_runs():
                 expect(InUseError, "in use", state.apply, int(state.legal_actions()[0]))
                 expect(InUseError, "in use", state.undo)
                 expect(InUseError, "in use", tree.advance, int(state.legal_actions()[0]))
-                expect(InUseError, "in use", mcts.search, [other])
-                expect(InUseError, "in use", MCTS(flat, 2).search, [tree])
-                worker = threading.Thread(target=lambda: calls.append(catch(lambda: mcts.search([other]))))
+                expect(InUseError, "in use", mcts.policy, [other], np.random.default_rng(1))
+                expect(InUseError, "in use", MCTS(flat, 2).policy, [tree], np.random.default_rng(1))
+                worker = threading.Thread(
+                    target=lambda: calls.append(catch(lambda: mcts.policy([other], np.random.default_rng(1))))
+                )
                 worker.start(); worker.join()
             return np.zeros((len(planes), state.num_actions), np.float32), np.zeros((len(planes), 1), np.float32)
 
@@ -188,10 +191,10 @@ def test_a_search_holds_its_trees_and_games_while_the_evaluator_runs():
         mcts = MCTS(evaluator, 2, MCTSConfig(simulations=32))
         tree = SearchTree(state)
         before = state.to_text()
-        mcts.search([tree])
+        out = mcts.policy([tree], np.random.default_rng(0))
         assert calls == [1, "in use"], calls
         assert state.to_text() == before and state._game.plies == 0
-        tree.advance(mcts.choose(tree))                  # free again once the search is over
+        tree.advance(int(out.action[0]))                 # free again once the search is over
         """
     )
 
@@ -203,14 +206,15 @@ def test_a_failing_evaluator_leaves_trees_and_games_as_they_were():
         state = new_state("chess")
         EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
         tree = SearchTree(state)
-        MCTS(flat, 2, MCTSConfig(simulations=16)).search([tree])
+        MCTS(flat, 2, MCTSConfig(simulations=16)).policy([tree], np.random.default_rng(0))
         waves = []
         def failing(planes):
             waves.append(1)
             if len(waves) == 3:
                 raise KeyError("the network broke")
             return flat(planes)
-        expect(KeyError, "network broke", MCTS(failing, 2, MCTSConfig(simulations=64)).search, [tree])
+        failing_mcts = MCTS(failing, 2, MCTSConfig(simulations=64))
+        expect(KeyError, "network broke", failing_mcts.policy, [tree], np.random.default_rng(0))
         assert not tree._native.in_search and state._game.plies == 0
         state.apply(int(state.legal_actions()[0]))       # the game is free again
         state.undo()
@@ -571,7 +575,9 @@ def test_two_threads_hammering_one_search_never_crash():
                 try:
                     roll = rng.random()
                     if roll < 0.4:
-                        mcts.search([tree] + ([trees[(trees.index(tree) + 1) % 3]] if roll < 0.2 else []))
+                        batch = [tree] + ([trees[(trees.index(tree) + 1) % 3]] if roll < 0.2 else [])
+                        out = mcts.policy(batch, rng, temperature=float(rng.integers(2)))
+                        assert all(a in legal for a, legal in zip(out.action, out.legal_actions)), out
                     elif roll < 0.6 and not tree.state.is_terminal():
                         tree.advance(int(rng.choice(tree.state.legal_actions())))
                     elif roll < 0.8 and not tree.state.is_terminal():
@@ -595,8 +601,7 @@ def test_two_threads_hammering_one_search_never_crash():
         assert counts["ran"] > 400, counts
         for tree in trees:
             if not tree.state.is_terminal():
-                mcts.search([tree])
-                assert mcts.choose(tree) in tree.state.legal_actions()
+                assert mcts.policy([tree], np.random.default_rng(0)).action[0] in tree.state.legal_actions()
         """
     )
 
@@ -639,12 +644,13 @@ def test_a_transposition_along_another_line_is_another_root():
         for move in ("g1f3", "g8f6", "f3g1", "f6g8"):
             state.apply_move(move)
         tree = SearchTree(state)
-        mcts.search([tree])
+        mcts.policy([tree], np.random.default_rng(0))
         for _ in range(4):
             state.undo()
         for move in ("b1c3", "b8c6", "c3b1", "c6b8"):   # the same position and ply count, another line
             state.apply_move(move)
-        expect(RuntimeError, "moved since the search", mcts.choose, tree)
+        out = mcts.policy([tree], np.random.default_rng(0))
+        assert out.visit_counts[0].sum() == 16, "searched again from a new root, not the other line's"
         """
     )
 
@@ -656,11 +662,13 @@ def test_a_puct_search_after_a_gumbel_one_is_plain_puct():
         state = new_state("chess")
         EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
         tree = SearchTree(state)
-        MCTS(flat, 2, MCTSConfig(simulations=32, gumbel=True, gumbel_considered=4)).search([tree])
+        gumbel = MCTS(flat, 2, MCTSConfig(simulations=32, gumbel=True, gumbel_considered=4))
+        gumbel.policy([tree], np.random.default_rng(0))
         puct = MCTS(flat, 2, MCTSConfig(simulations=200))
-        puct.search([tree])
-        actions, visits = tree.visit_counts()
+        out = puct.policy([tree], np.random.default_rng(0))
+        actions, visits = out.legal_actions[0], out.visit_counts[0]
         assert (visits > 0).sum() > 4, visits             # not confined to the Gumbel candidates
-        assert puct.choose(tree) == actions[int(np.argmax(visits))]
+        assert out.action[0] == actions[int(np.argmax(visits))]
+        np.testing.assert_allclose(out.action_weights[0], visits / visits.sum(), rtol=1e-6)  # the visit shares
         """
     )

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.alphazero.mcts import MCTSConfig
+from agents.alphazero.mcts import MCTS, MCTSConfig
+from agents.alphazero.python_mcts import PythonMCTS
 from chess_envs.registry import new_state
 from train.alphazero_config import Args
 from train.selfplay import SelfPlay
@@ -55,3 +56,38 @@ def test_value_target_blend_is_refused_for_four_players():
         Args(game="four_player", value_target_q=0.5)
     with pytest.raises(ValueError, match="four-player"):
         SelfPlay("four_player", position_dependent_evaluator, MCTSConfig(), 1, 0, 10, np.random.default_rng(0), 0.5)
+
+
+def test_records_come_from_the_search_and_temperatures_are_per_game():
+    config = MCTSConfig(simulations=12, leaves_per_tree=2, planes="uint8")
+
+    def play(temperature_plies: int) -> list:
+        rng = np.random.default_rng(1)
+        self_play = SelfPlay("los_alamos", position_dependent_evaluator, config, 2, temperature_plies, 6, rng)
+        assert isinstance(self_play.search, MCTS)
+        return self_play.play(6)
+
+    greedy, sampled = play(0), play(6)
+    for game in greedy + sampled:
+        assert game.plies == 6
+        for actions, policy in zip(game.actions, game.policies):
+            assert actions.dtype == np.int64 and policy.dtype == np.float32 and policy.shape == actions.shape
+            assert policy.sum() == pytest.approx(1.0, abs=1e-5)
+    np.testing.assert_array_equal(greedy[0].planes, greedy[1].planes)  # temperature 0: one game, twice
+    assert not np.array_equal(sampled[0].planes, sampled[1].planes)  # sampled moves: two games
+
+
+def test_a_game_in_python_alone_plays_with_the_python_search():
+    from tests import toy_game
+
+    toy_game.register()
+
+    def uniform(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.zeros((len(planes), 9), np.float32), np.zeros((len(planes), 1), np.float32)
+
+    self_play = SelfPlay("tic_tac_toe", uniform, MCTSConfig(simulations=16), 2, 2, 9, np.random.default_rng(0))
+    assert isinstance(self_play.search, PythonMCTS)
+    games = self_play.play(9)
+    assert len(games) == 2 and all(5 <= game.plies <= 9 for game in games)
+    for game in games:
+        assert set(game.values[:, 0].tolist()) <= {-1.0, 0.0, 1.0}
