@@ -10,7 +10,7 @@
 
 #include "buffers.hpp"
 #include "fen4.hpp"
-#include "four_player.hpp"
+#include "four_player_game.hpp"
 #include "game.hpp"
 #include "in_use.hpp"
 #include "vector_env.hpp"

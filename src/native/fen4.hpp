@@ -1,14 +1,14 @@
-// FEN4 reading for the native four-player board: a port of the Python parser in
-// chess_envs/four_player/board.py (Board._parse, parse_extras, _four_ints, _parse_placement), which
-// the fuzz tests hold it to on ASCII text (the Python wrapper refuses other text first). Every
-// malformed or impossible position is a std::invalid_argument (a ValueError in Python).
+// FEN4 reading for the native four-player board: a port of the parser of the Python reference engine
+// in the tests (Board._parse, parse_extras, _four_ints, _parse_placement), which the fuzz tests hold
+// it to on ASCII text (the Python wrapper refuses other text first). Every malformed or impossible
+// position is a std::invalid_argument (a ValueError in Python).
 #pragma once
 #include <cctype>
 #include <string>
 #include <variant>
 #include <vector>
 
-#include "four_player.hpp"
+#include "four_player_board.hpp"
 
 namespace chess_envs::four {
 

@@ -7,7 +7,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "buffers.hpp"
-#include "four_player.hpp"
+#include "four_player_game.hpp"
 #include "game.hpp"
 #include "search.hpp"
 

@@ -8,7 +8,6 @@
 #include <stdexcept>
 #include <vector>
 
-#include "four_player.hpp"
 #include "game.hpp"
 #include "in_use.hpp"
 
