@@ -6,6 +6,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include "bindings.hpp"
 #include "buffers.hpp"
 #include "four_player_game.hpp"
 #include "game.hpp"
@@ -221,7 +222,7 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
 
 }  // namespace
 
-void bind_search(nb::module_& m) {
+void chess_envs::bindings::bind_search(nb::module_& m) {
     nb::class_<Cache>(m, "EvaluationCache", "Network outputs of positions seen before, LRU, bounded in bytes.")
         .def(nb::init<double>(), "megabytes"_a)
         .def_prop_ro("bytes", &Cache::bytes)
