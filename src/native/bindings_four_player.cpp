@@ -55,7 +55,9 @@ four::FourBoard make_four_board(const std::vector<int>& squares, int turn, const
         state.points[c] = points[std::size_t(c)];
         int skipped = en_passant[std::size_t(2 * c)], landing = en_passant[std::size_t(2 * c + 1)];
         bool none = skipped == -1 && landing == -1;
-        auto square = [](int k) { return k >= 0 && k < four::SQUARES && four::playable(k / four::SIZE, k % four::SIZE); };
+        auto square = [](int k) {
+            return k >= 0 && k < four::SQUARES && four::playable(k / four::SIZE, k % four::SIZE);
+        };
         if (!none && !(square(skipped) && square(landing)))
             throw std::invalid_argument("en passant of colour " + std::to_string(c) +
                                         " must be (-1, -1) or two playable squares (skipped, landing), got (" +
@@ -99,10 +101,11 @@ void chess_envs::bindings::bind_four_player(nb::module_& m) {
             },
             "move"_a)
         .def("pop", &FourBoard::pop)
-        .def("in_check", [](const FourBoard& b, int colour) {
-            if (colour < 0 || colour > 3) throw std::invalid_argument("colour must be 0..3");
-            return b.in_check(colour);
-        })
+        .def("in_check",
+             [](const FourBoard& b, int colour) {
+                 if (colour < 0 || colour > 3) throw std::invalid_argument("colour must be 0..3");
+                 return b.in_check(colour);
+             })
         .def(
             "perft",
             [](const FourBoard& b, int depth) {
@@ -129,13 +132,15 @@ void chess_envs::bindings::bind_four_player(nb::module_& m) {
             std::size_t expected = std::size_t(4) * four::SQUARES * four::SQUARES * 4;
             const std::int32_t* data = checked(table, expected, "four-player action table");
             for (std::size_t i = 0; i < expected; ++i)
-                if (data[i] < -1 || data[i] >= four::SQUARES * 109) throw std::invalid_argument("action table entry out of range");
+                if (data[i] < -1 || data[i] >= four::SQUARES * 109)
+                    throw std::invalid_argument("action table entry out of range");
             new (self) FourActionTable{std::vector<std::int32_t>(data, data + expected)};
         });
     nb::class_<FourGame>(m, "FourPlayerGame")
         .def(
             "__init__",
-            [](FourGame* self, const FourBoard& board, int history, bool claim_win, std::shared_ptr<const FourActionTable> table) {
+            [](FourGame* self, const FourBoard& board, int history, bool claim_win,
+               std::shared_ptr<const FourActionTable> table) {
                 new (self) FourGame(board, history, claim_win, std::move(table));
             },
             "board"_a, "history"_a, "claim_win"_a, "table"_a)
@@ -146,10 +151,12 @@ void chess_envs::bindings::bind_four_player(nb::module_& m) {
         .def("repetitions", &FourGame::repetitions)
         .def("termination", &FourGame::termination)
         .def("winner_team", &FourGame::winner_team)
-        .def("final_points", [](FourGame& g) { return std::vector<int>(g.final_points().begin(), g.final_points().end()); })
+        .def("final_points",
+             [](FourGame& g) { return std::vector<int>(g.final_points().begin(), g.final_points().end()); })
         .def("apply", &apply_move<FourGame>, "action"_a)
         .def("undo", &undo_move<FourGame>)
-        .def_prop_ro("key", &FourGame::key, "The key of the game's line, every position since its start (a search tree's root identity).")
+        .def_prop_ro("key", &FourGame::key,
+                     "The key of the game's line, every position since its start (a search tree's root identity).")
         .def("num_legal", &FourGame::num_legal)
         .def("legal_actions",
              [](FourGame& g) {
@@ -179,24 +186,26 @@ void chess_envs::bindings::bind_four_player(nb::module_& m) {
                  auto planes = exact<float>(out, std::size_t(g.num_planes()) * four::SQUARES, "observation");
                  g.observation(player, planes.data());
              })
-        .def("snapshot", [](const FourGame& g) {
-            const four::FourState& s = g.board().state();
-            std::vector<int> squares(s.squares.begin(), s.squares.end());
-            std::vector<bool> live(s.live, s.live + 4), kingside(s.castling[0], s.castling[0] + 4),
-                queenside(s.castling[1], s.castling[1] + 4);
-            std::vector<int> points(s.points, s.points + 4);
-            std::vector<int> en_passant;
-            for (int c = 0; c < 4; ++c) {
-                en_passant.push_back(s.ep_skipped[c]);
-                en_passant.push_back(s.ep_landing[c]);
-            }
-            return std::make_tuple(squares, s.turn, live, points, kingside, queenside, s.halfmove_clock, s.game_over,
-                                   s.winner_team, en_passant);
-        })
+        .def("snapshot",
+             [](const FourGame& g) {
+                 const four::FourState& s = g.board().state();
+                 std::vector<int> squares(s.squares.begin(), s.squares.end());
+                 std::vector<bool> live(s.live, s.live + 4), kingside(s.castling[0], s.castling[0] + 4),
+                     queenside(s.castling[1], s.castling[1] + 4);
+                 std::vector<int> points(s.points, s.points + 4);
+                 std::vector<int> en_passant;
+                 for (int c = 0; c < 4; ++c) {
+                     en_passant.push_back(s.ep_skipped[c]);
+                     en_passant.push_back(s.ep_landing[c]);
+                 }
+                 return std::make_tuple(squares, s.turn, live, points, kingside, queenside, s.halfmove_clock,
+                                        s.game_over, s.winner_team, en_passant);
+             })
         .def("moves_played", [](const FourGame& g) { return g.moves_played(); })
-        .def("code_at", [](const FourGame& g, int square) {
-            if (square < 0 || square >= four::SQUARES) throw std::invalid_argument("square out of range");
-            return int(g.board().state().squares[std::size_t(square)]);
-        })
+        .def("code_at",
+             [](const FourGame& g, int square) {
+                 if (square < 0 || square >= four::SQUARES) throw std::invalid_argument("square out of range");
+                 return int(g.board().state().squares[std::size_t(square)]);
+             })
         .def("in_check", [](const FourGame& g, int colour) { return g.board().in_check(colour & 3); });
 }

@@ -64,7 +64,8 @@ void bind_game(nb::module_& m, const char* name) {
         .def("winner", &G::winner)
         .def("apply", &apply_move<G>, "action"_a)
         .def("undo", &undo_move<G>)
-        .def_prop_ro("key", &G::key, "The key of the game's line, every position since its start (a search tree's root identity).")
+        .def_prop_ro("key", &G::key,
+                     "The key of the game's line, every position since its start (a search tree's root identity).")
         .def("num_legal", [](G& g) { return g.termination() ? 0 : g.legal().size; })
         .def("legal_actions",
              [](G& g) {
@@ -109,7 +110,8 @@ void bind_game(nb::module_& m, const char* name) {
              })
         .def("squares",
              [](const G& g) {
-                 // Piece code per square: 0 empty, else (1 + piece) for white and -(1 + piece) for black (piece 0..5 = p n b r q k).
+                 // Piece code per square: 0 empty, else (1 + piece) for white and -(1 + piece) for black
+                 // (piece 0..5 = p n b r q k).
                  std::vector<int> codes(std::size_t(V::N * V::N));
                  for (int s = 0; s < V::N * V::N; ++s) {
                      int code = g.position().mailbox[s];
@@ -142,7 +144,8 @@ void chess_envs::bindings::bind_games(nb::module_& m) {
             "__init__",
             [](ActionTable* self, int squares, int num_actions, Array<std::int32_t> table) {
                 if (squares != 36 && squares != 64) throw std::invalid_argument("squares must be 36 or 64");
-                if (num_actions < 1 || num_actions > (1 << 20)) throw std::invalid_argument("num_actions must be in [1, 2**20]");
+                if (num_actions < 1 || num_actions > (1 << 20))
+                    throw std::invalid_argument("num_actions must be in [1, 2**20]");
                 std::size_t expected = std::size_t(2) * std::size_t(squares) * std::size_t(squares) * 5;
                 const std::int32_t* data = checked(table, expected, "action table");
                 for (std::size_t i = 0; i < expected; ++i)

@@ -67,9 +67,9 @@ std::pair<Planes, std::size_t> planes_of(const Search<G>& s, nb::handle planes, 
         size = bytes.size();
         rows = bytes.ndim() ? bytes.shape(0) : 0;
     } else {
-        throw nb::type_error(("planes must be a writable C-contiguous float32 or uint8 numpy array, got " +
-                              buffers::describe(planes))
-                                 .c_str());
+        throw nb::type_error(
+            ("planes must be a writable C-contiguous float32 or uint8 numpy array, got " + buffers::describe(planes))
+                .c_str());
     }
     if (rows == 0 || size != rows * s.planes_size())
         throw std::invalid_argument("the planes buffer must be [rows, *observation_shape] with rows >= 1");
@@ -101,9 +101,11 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
         .def_prop_ro("node_count", &T::node_count)
         .def_prop_ro("root_size", [](const T& t) { return t.has_root() ? t.node(t.root()).count : -1; })
         .def_prop_ro("at_root", &T::at_root, "Whether the game is still at the tree's root position.")
-        .def_prop_ro("in_search", [](const T& t) { return t.owner() != nullptr; }, "Whether a search holds the tree.")
+        .def_prop_ro(
+            "in_search", [](const T& t) { return t.owner() != nullptr; }, "Whether a search holds the tree.")
         .def("reroot", &T::reroot, "action"_a,
-             "After `action` was played on the game: keep its subtree as the tree if the game is there, else start afresh.")
+             "After `action` was played on the game: keep its subtree as the tree if the game is there, else start "
+             "afresh.")
         .def("clear", &T::clear)
         .def(
             "node",
@@ -112,14 +114,18 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
                 const Node& n = t.node(i);
                 std::size_t a = std::size_t(n.first), b = a + std::size_t(n.count);
                 std::vector<double> value(n.value.begin(), n.value.end()), proof(n.proof.begin(), n.proof.end());
-                return nb::make_tuple(
-                    n.player, n.terminal, n.proven, n.depth, n.n, owned(value), owned(proof),
-                    owned(std::vector<std::int64_t>(t.action.begin() + std::ptrdiff_t(a), t.action.begin() + std::ptrdiff_t(b))),
-                    owned(std::vector<double>(t.prior.begin() + std::ptrdiff_t(a), t.prior.begin() + std::ptrdiff_t(b))),
-                    owned(std::vector<double>(t.visits.begin() + std::ptrdiff_t(a), t.visits.begin() + std::ptrdiff_t(b))),
-                    owned(std::vector<double>(t.values.begin() + std::ptrdiff_t(a), t.values.begin() + std::ptrdiff_t(b))),
-                    owned(std::vector<std::int32_t>(t.child.begin() + std::ptrdiff_t(a), t.child.begin() + std::ptrdiff_t(b))),
-                    n.has_logits);
+                return nb::make_tuple(n.player, n.terminal, n.proven, n.depth, n.n, owned(value), owned(proof),
+                                      owned(std::vector<std::int64_t>(t.action.begin() + std::ptrdiff_t(a),
+                                                                      t.action.begin() + std::ptrdiff_t(b))),
+                                      owned(std::vector<double>(t.prior.begin() + std::ptrdiff_t(a),
+                                                                t.prior.begin() + std::ptrdiff_t(b))),
+                                      owned(std::vector<double>(t.visits.begin() + std::ptrdiff_t(a),
+                                                                t.visits.begin() + std::ptrdiff_t(b))),
+                                      owned(std::vector<double>(t.values.begin() + std::ptrdiff_t(a),
+                                                                t.values.begin() + std::ptrdiff_t(b))),
+                                      owned(std::vector<std::int32_t>(t.child.begin() + std::ptrdiff_t(a),
+                                                                      t.child.begin() + std::ptrdiff_t(b))),
+                                      n.has_logits);
             },
             "index"_a,
             "(player, terminal, proven, depth, n, value, proof, actions, priors, visits, values, children, has_logits)")
@@ -215,8 +221,9 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
                 s.start_gumbel(t, noise.data(), noise.size(), budget, considered);
             },
             "tree"_a, "noise"_a, "budget"_a, "considered"_a)
-        .def("improved_policy", [](const S& s, T& t, bool gumbel) { return owned(s.improved_policy(t, gumbel)); },
-             "tree"_a, "gumbel"_a)
+        .def(
+            "improved_policy", [](const S& s, T& t, bool gumbel) { return owned(s.improved_policy(t, gumbel)); },
+            "tree"_a, "gumbel"_a)
         .def("choose", [](const S& s, T& t, bool greedy) { return s.choose(t, greedy); }, "tree"_a, "greedy"_a);
 }
 

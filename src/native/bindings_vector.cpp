@@ -104,16 +104,15 @@ void bind_vector(nb::module_& m, const char* name) {
 void chess_envs::bindings::bind_vectors(nb::module_& m) {
     using four::FourGame;
     using FourVector = VectorEnv<FourGame>;
-    auto four_vector = nb::class_<FourVector>(m, "FourPlayerVector")
-                           .def(
-                               "__init__",
-                               [](FourVector* self, int num_envs, const FourGame& prototype, bool random_opponent,
-                                  int agent_seat, int max_plies, int threads) {
-                                   new (self) FourVector(num_envs, prototype, 4, random_opponent, agent_seat, max_plies,
-                                                         threads);
-                               },
-                               "num_envs"_a, "prototype"_a, "random_opponent"_a, "agent_seat"_a, "max_plies"_a,
-                               "threads"_a);
+    auto four_vector =
+        nb::class_<FourVector>(m, "FourPlayerVector")
+            .def(
+                "__init__",
+                [](FourVector* self, int num_envs, const FourGame& prototype, bool random_opponent, int agent_seat,
+                   int max_plies, int threads) {
+                    new (self) FourVector(num_envs, prototype, 4, random_opponent, agent_seat, max_plies, threads);
+                },
+                "num_envs"_a, "prototype"_a, "random_opponent"_a, "agent_seat"_a, "max_plies"_a, "threads"_a);
     four_vector.def(
         "game",
         [](FourVector& e, int i) {

@@ -50,8 +50,8 @@ Array<T> exact(nb::handle object, std::size_t size, const char* what) {
                               "C-contiguous " + dtype_name<T>() + " numpy array, got " + describe(object))
                                  .c_str());
     if (array.size() != size)
-        throw std::invalid_argument(std::string(what) + " has " + std::to_string(array.size()) + " elements, expected " +
-                                    std::to_string(size));
+        throw std::invalid_argument(std::string(what) + " has " + std::to_string(array.size()) +
+                                    " elements, expected " + std::to_string(size));
     return array;
 }
 

@@ -50,7 +50,8 @@ Position<V> parse_fen(const std::string& fen) {
     constexpr int N = V::N;
     using P = Position<V>;
     if (fen.size() > MAX_FEN_LENGTH)
-        throw std::invalid_argument("fen is " + std::to_string(fen.size()) + " characters long; at most 1,000 are accepted");
+        throw std::invalid_argument("fen is " + std::to_string(fen.size()) +
+                                    " characters long; at most 1,000 are accepted");
     for (char c : fen)
         if (c < 32 || c > 126) throw std::invalid_argument("fen has a character that is not printable ASCII");
     std::vector<std::string> fields = split(fen, ' ', true);
@@ -107,25 +108,32 @@ Position<V> parse_fen(const std::string& fen) {
                                         std::to_string(MAX_PIECES_PER_SIDE) + " a side are accepted");
     for (int colour : {WHITE, BLACK})
         if (kings[colour] != 1)
-            throw std::invalid_argument("'" + fen + "' has " + std::to_string(kings[colour]) + (colour ? " black" : " white") +
-                                        " kings, not 1");
+            throw std::invalid_argument("'" + fen + "' has " + std::to_string(kings[colour]) +
+                                        (colour ? " black" : " white") + " kings, not 1");
     u64 back_ranks = 0;
     for (int f = 0; f < N; ++f) back_ranks |= Geometry<N>::bit(f) | Geometry<N>::bit((N - 1) * N + f);
     if (u64 misplaced = (pos.pieces[WHITE][PAWN] | pos.pieces[BLACK][PAWN]) & back_ranks)
-        throw std::invalid_argument("pawn on " + square_name<V>(lsb(misplaced)) + ", a first or last rank, in '" + fen + "'");
+        throw std::invalid_argument("pawn on " + square_name<V>(lsb(misplaced)) + ", a first or last rank, in '" + fen +
+                                    "'");
     const std::string& side = fields[1];
     if (side != "w" && side != "b") throw std::invalid_argument("side to move must be 'w' or 'b' in '" + fen + "'");
     pos.side = side == "w" ? WHITE : BLACK;
     if (pos.side == BLACK) pos.key ^= zobrist().black_to_move;
     if (!V::CASTLING) {
         if (fields[2] != "-" || fields[3] != "-")
-            throw std::invalid_argument("Los Alamos has no castling or en passant: fields 3 and 4 must be '-' in '" + fen + "'");
+            throw std::invalid_argument("Los Alamos has no castling or en passant: fields 3 and 4 must be '-' in '" +
+                                        fen + "'");
     } else {
         int rights = 0;
         if (fields[2] != "-") {
             for (char c : fields[2]) {
-                int bit = c == 'K' ? WHITE_KINGSIDE : c == 'Q' ? WHITE_QUEENSIDE : c == 'k' ? BLACK_KINGSIDE : c == 'q' ? BLACK_QUEENSIDE : 0;
-                if (!bit || (rights & bit)) throw std::invalid_argument("bad castling field '" + fields[2] + "' in '" + fen + "'");
+                int bit = c == 'K'   ? WHITE_KINGSIDE
+                          : c == 'Q' ? WHITE_QUEENSIDE
+                          : c == 'k' ? BLACK_KINGSIDE
+                          : c == 'q' ? BLACK_QUEENSIDE
+                                     : 0;
+                if (!bit || (rights & bit))
+                    throw std::invalid_argument("bad castling field '" + fields[2] + "' in '" + fen + "'");
                 rights |= bit;
             }
         }

@@ -44,7 +44,8 @@ inline int parse_square4(const std::string& name) {
         fen4_error("not a four-player chess square: '" + name + "'");
     long long rank = digits_value(name.substr(1));
     int col = name[0] - 'a';
-    if (rank < 1 || rank > SIZE || !playable(SIZE - int(rank), col)) fen4_error("'" + name + "' is not one of the 160 playable squares");
+    if (rank < 1 || rank > SIZE || !playable(SIZE - int(rank), col))
+        fen4_error("'" + name + "' is not one of the 160 playable squares");
     return (SIZE - int(rank)) * SIZE + col;
 }
 
@@ -207,7 +208,8 @@ inline FourState parse_fen4(const std::string& fen4) {
     if (fields.size() != 7) fen4_error("needs 7 fields separated by '-'");
     FourState s;
     const std::string turns = "RBYG";
-    if (fields[0].size() != 1 || turns.find(fields[0][0]) == std::string::npos) fen4_error("player to move must be R, B, Y or G");
+    if (fields[0].size() != 1 || turns.find(fields[0][0]) == std::string::npos)
+        fen4_error("player to move must be R, B, Y or G");
     s.turn = int(turns.find(fields[0][0]));
     auto eliminated = four_ints(fields[1], "eliminated flags", true);
     auto kingside = four_ints(fields[2], "kingside castling", true);
@@ -219,7 +221,8 @@ inline FourState parse_fen4(const std::string& fen4) {
         s.castling[1][c] = queenside[std::size_t(c)] != 0;
         s.points[c] = int(points[std::size_t(c)]);
     }
-    if (!all_digits(fields[5]) || digits_value(fields[5]) > MAX_COUNT) fen4_error("halfmove clock must be an integer in [0, 1,000,000]");
+    if (!all_digits(fields[5]) || digits_value(fields[5]) > MAX_COUNT)
+        fen4_error("halfmove clock must be an integer in [0, 1,000,000]");
     s.halfmove_clock = int(digits_value(fields[5]));
     std::vector<std::string> ranks = split4(fields[6], '/');
     if (ranks.size() != SIZE) fen4_error("placement needs 14 ranks separated by '/'");
@@ -249,7 +252,8 @@ inline FourState parse_fen4(const std::string& fen4) {
             ++col;
         }
         if (col != SIZE)
-            fen4_error("rank " + std::to_string(SIZE - row) + " accounts for " + std::to_string(col) + " files, not 14");
+            fen4_error("rank " + std::to_string(SIZE - row) + " accounts for " + std::to_string(col) +
+                       " files, not 14");
     }
     int kings[4] = {0, 0, 0, 0};
     for (int sq = 0; sq < SQUARES; ++sq) {

@@ -63,14 +63,16 @@ struct Tables {
         const int dr[8] = {-1, 0, 1, 0, -1, 1, 1, -1}, dc[8] = {0, 1, 0, -1, 1, 1, -1, -1};
         const int kr[8] = {-2, -1, 1, 2, 2, 1, -1, -2}, kc[8] = {1, 2, 2, 1, -1, -2, -2, -1};
         const int forward[4][2] = {{-1, 0}, {0, 1}, {1, 0}, {0, -1}};
-        const int capture_steps[4][2][2] = {{{-1, -1}, {-1, 1}}, {{-1, 1}, {1, 1}}, {{1, -1}, {1, 1}}, {{-1, -1}, {1, -1}}};
+        const int capture_steps[4][2][2] = {
+            {{-1, -1}, {-1, 1}}, {{-1, 1}, {1, 1}}, {{1, -1}, {1, 1}}, {{-1, -1}, {1, -1}}};
         const int start_line[4][2] = {{0, 12}, {1, 1}, {0, 1}, {1, 12}};
         const int promotion_line[2][4][2] = {{{0, 6}, {1, 7}, {0, 7}, {1, 6}}, {{0, 3}, {1, 10}, {0, 10}, {1, 3}}};
         auto on_line = [](int s, const int line[2]) { return (line[0] == 0 ? s / SIZE : s % SIZE) == line[1]; };
         for (int s = 0; s < SQUARES; ++s) {
             int row = s / SIZE, col = s % SIZE;
             for (int d = 0; d < 8; ++d) {
-                for (int r = row + dr[d], c = col + dc[d]; playable(r, c); r += dr[d], c += dc[d]) rays[s][d].push_back(r * SIZE + c);
+                for (int r = row + dr[d], c = col + dc[d]; playable(r, c); r += dr[d], c += dc[d])
+                    rays[s][d].push_back(r * SIZE + c);
                 if (playable(row + kr[d], col + kc[d])) knight[s].push_back((row + kr[d]) * SIZE + col + kc[d]);
                 if (playable(row + dr[d], col + dc[d])) king[s].push_back((row + dr[d]) * SIZE + col + dc[d]);
             }
@@ -80,7 +82,8 @@ struct Tables {
                 int r2 = row + 2 * forward[colour][0], c2 = col + 2 * forward[colour][1];
                 twice[colour][s] = on_line(s, start_line[colour]) && playable(r2, c2) ? r2 * SIZE + c2 : -1;
                 for (auto& step : capture_steps[colour])
-                    if (playable(row + step[0], col + step[1])) pawn_captures[colour][s].push_back((row + step[0]) * SIZE + col + step[1]);
+                    if (playable(row + step[0], col + step[1]))
+                        pawn_captures[colour][s].push_back((row + step[0]) * SIZE + col + step[1]);
                 for (int teams = 0; teams < 2; ++teams)
                     promotion[teams][colour][s] = playable(row, col) && on_line(s, promotion_line[teams][colour]);
             }
@@ -108,10 +111,10 @@ struct Tables {
             diagonal[code] = t == BISHOP || t == QUEEN || t == PROMOTED_QUEEN;
         }
         for (int i = 0; i < 8; ++i) {
-            back_ranks[0][i] = 13 * SIZE + 3 + i;        // Red: d1..k1
-            back_ranks[1][i] = (10 - i) * SIZE;          // Blue: a4..a11
-            back_ranks[2][i] = 10 - i;                   // Yellow: k14..d14
-            back_ranks[3][i] = (3 + i) * SIZE + 13;      // Green: n11..n4
+            back_ranks[0][i] = 13 * SIZE + 3 + i;    // Red: d1..k1
+            back_ranks[1][i] = (10 - i) * SIZE;      // Blue: a4..a11
+            back_ranks[2][i] = 10 - i;               // Yellow: k14..d14
+            back_ranks[3][i] = (3 + i) * SIZE + 13;  // Green: n11..n4
         }
     }
 };
@@ -361,7 +364,8 @@ class FourBoard {
                 c.rook_from = rank[rooks[side]];
                 c.rook_to = rank[index + steps[side]];
                 c.between_count = 0;
-                for (int i = std::min(index, rooks[side]) + 1; i < std::max(index, rooks[side]); ++i) c.between[c.between_count++] = rank[i];
+                for (int i = std::min(index, rooks[side]) + 1; i < std::max(index, rooks[side]); ++i)
+                    c.between[c.between_count++] = rank[i];
                 c.path[0] = c.rook_to;
                 c.path[1] = c.king_to;
                 rook_home_colour_[c.rook_from] = colour;

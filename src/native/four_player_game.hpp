@@ -22,8 +22,8 @@ struct FourActionTable {
     int action(int colour, int move) const {
         int promotion = (move >> 16) & 15;
         int under = promotion == ROOK ? 1 : promotion == KNIGHT ? 2 : promotion == BISHOP ? 3 : 0;
-        return table[((std::size_t(colour) * SQUARES + std::size_t(move & 255)) * SQUARES + std::size_t((move >> 8) & 255)) * 4 +
-                     std::size_t(under)];
+        std::size_t from = std::size_t(move & 255), to = std::size_t((move >> 8) & 255);
+        return table[((std::size_t(colour) * SQUARES + from) * SQUARES + to) * 4 + std::size_t(under)];
     }
 };
 
@@ -42,7 +42,8 @@ class FourGame {
         // FFA play never leaves a player without a move to move (the end-of-move rules take them out):
         // a loaded position must be settled first, or the mover would have no move and no game end.
         if (!board.teams() && !s.game_over && !board_.has_legal_move(s.turn))
-            throw std::invalid_argument("the FFA board is not settled: the player to move has no legal move (call settle() first)");
+            throw std::invalid_argument(
+                "the FFA board is not settled: the player to move has no legal move (call settle() first)");
         record();
     }
 
@@ -106,7 +107,10 @@ class FourGame {
     // The key of the game's line (every position since its start): a search tree's root identity.
     u64 key() const { return lines_.back(); }
     SearchHolds& holds() { return holds_; }
-    const std::array<int, 4>& final_points() { termination(); return final_points_; }
+    const std::array<int, 4>& final_points() {
+        termination();
+        return final_points_;
+    }
 
     const std::vector<int>& legal() {
         if (!actions_ready_) {
@@ -114,13 +118,17 @@ class FourGame {
             actions_.resize(moves.size());
             for (std::size_t i = 0; i < moves.size(); ++i) {
                 actions_[i] = table_->action(board_.state().turn, moves[i]);
-                if (actions_[i] < 0) throw std::logic_error("the four-player action table has no action for a legal move");
+                if (actions_[i] < 0)
+                    throw std::logic_error("the four-player action table has no action for a legal move");
             }
             actions_ready_ = true;
         }
         return board_.legal_moves();
     }
-    const std::vector<int>& actions() { legal(); return actions_; }
+    const std::vector<int>& actions() {
+        legal();
+        return actions_;
+    }
 
     int legal_actions(std::int64_t* out) {
         if (termination()) return 0;
@@ -222,6 +230,7 @@ class FourGame {
 
   private:
     using Frame = std::array<std::uint8_t, SQUARES>;
+    using SquareMap = int[SQUARES];
 
     // plane_table()[player][code]: the history plane of a square code from player's seat, 25 for none.
     static const std::uint8_t (*plane_table())[64] {
@@ -231,8 +240,10 @@ class FourGame {
             for (int player = 0; player < 4; ++player)
                 for (int code = 0; code < 64; ++code) {
                     int colour = code >> 3, kind = code & 7;
-                    table[player][code] = std::uint8_t(
-                        !kind || colour > DEAD ? 25 : colour == DEAD ? 24 : ((colour - player + 4) % 4) * 6 + type_plane[kind]);
+                    table[player][code] =
+                        std::uint8_t(!kind || colour > DEAD ? 25
+                                     : colour == DEAD       ? 24
+                                                            : ((colour - player + 4) % 4) * 6 + type_plane[kind]);
                 }
             return true;
         }();
@@ -241,7 +252,7 @@ class FourGame {
     }
 
     // frames_table()[player][frame square]: the absolute square seen there by player.
-    static const int (*frames_table())[SQUARES] {
+    static const SquareMap* frames_table() {
         static int table[4][SQUARES];
         static bool ready = [] {
             for (int sq = 0; sq < SQUARES; ++sq) {
@@ -339,10 +350,10 @@ class FourGame {
                 return CLAIM_WIN;
             }
         }
-        int draw = bare_kings() ? INSUFFICIENT_MATERIAL
+        int draw = bare_kings()              ? INSUFFICIENT_MATERIAL
                    : s.halfmove_clock >= 100 ? FIFTY_MOVES
-                   : repetitions() >= 3 ? THREEFOLD_REPETITION
-                                        : ONGOING;
+                   : repetitions() >= 3      ? THREEFOLD_REPETITION
+                                             : ONGOING;
         if (draw)
             for (int i = 0; i < count; ++i) final_points_[std::size_t(live[i])] += 10;
         return draw;

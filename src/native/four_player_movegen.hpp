@@ -116,7 +116,8 @@ inline void FourBoard::generate_moves(int colour, std::vector<int>& moves) const
         }
     auto add_pawn = [&](int from, int to, int flag) {
         if (promotion_squares[to]) {
-            for (int i = 0; i < promotion_count; ++i) moves.push_back(from | to << 8 | promotions[i] << 16 | flag << 20);
+            for (int i = 0; i < promotion_count; ++i)
+                moves.push_back(from | to << 8 | promotions[i] << 16 | flag << 20);
         } else {
             moves.push_back(from | to << 8 | flag << 20);
         }
@@ -218,8 +219,8 @@ inline bool FourBoard::attacked(int square, const bool* attackers) const {
     return false;
 }
 
-inline void FourBoard::king_moves(int colour, int king, std::vector<int>& moves, const bool* hostile, const bool* capturable,
-                                  bool safe) const {
+inline void FourBoard::king_moves(int colour, int king, std::vector<int>& moves, const bool* hostile,
+                                  const bool* capturable, bool safe) const {
     auto& sq = const_cast<std::array<std::uint8_t, SQUARES>&>(s_.squares);
     std::uint8_t code = sq[std::size_t(king)];
     sq[std::size_t(king)] = 0;

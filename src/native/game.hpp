@@ -292,7 +292,8 @@ class Game {
             meta[4] = float(theirs & 1);
             meta[5] = float((theirs >> 1) & 1);
         }
-        meta[V::META_PLANES - 1] = float(std::min(pos_.halfmove_clock, V::NO_PROGRESS_SCALE)) / float(V::NO_PROGRESS_SCALE);
+        meta[V::META_PLANES - 1] =
+            float(std::min(pos_.halfmove_clock, V::NO_PROGRESS_SCALE)) / float(V::NO_PROGRESS_SCALE);
         for (int m = 0; m < V::META_PLANES; ++m) std::fill(p + m * plane, p + (m + 1) * plane, plane_value<T>(meta[m]));
     }
 
@@ -301,7 +302,8 @@ class Game {
         static constexpr int value[5] = {1, 3, 3, 5, 9};
         for (int colour = 0; colour < 2; ++colour) {
             int total = 0;
-            for (int piece = PAWN; piece <= QUEEN; ++piece) total += value[piece] * popcount(pos_.pieces[colour][piece]);
+            for (int piece = PAWN; piece <= QUEEN; ++piece)
+                total += value[piece] * popcount(pos_.pieces[colour][piece]);
             out[colour] = float(total);
         }
     }

@@ -47,7 +47,8 @@ struct Config {
 
     // Every setting finite and in its range (a NaN would break the orderings the search sorts by).
     void check() const {
-        for (double x : {c_puct_init, c_puct_base, fpu_reduction, root_fpu, virtual_loss, gumbel_c_visit, gumbel_c_scale})
+        for (double x :
+             {c_puct_init, c_puct_base, fpu_reduction, root_fpu, virtual_loss, gumbel_c_visit, gumbel_c_scale})
             if (!std::isfinite(x)) throw std::invalid_argument("search settings must be finite numbers");
         if (c_puct_base <= 0) throw std::invalid_argument("c_puct_base must be > 0");
         if (virtual_loss < 0) throw std::invalid_argument("virtual_loss must be >= 0");
@@ -101,7 +102,8 @@ class Cache {
     static constexpr std::size_t OVERHEAD = 128;  // key, list and map nodes, vector header
 
     explicit Cache(double megabytes) {
-        if (!(megabytes >= 0) || !(megabytes <= 1e9)) throw std::invalid_argument("cache_mb must be a number in [0, 1e9]");
+        if (!(megabytes >= 0) || !(megabytes <= 1e9))
+            throw std::invalid_argument("cache_mb must be a number in [0, 1e9]");
         capacity_ = std::size_t(megabytes * 1'000'000);
     }
     std::size_t capacity() const { return capacity_; }
@@ -162,10 +164,10 @@ struct Node {
     int depth = 0;  // plies to the end along the proof, once proven
     int n = 0;      // simulations backed up through this node
     int first = 0, count = 0;
-    std::uint64_t key = 0;  // the game's line key at this node (the root's tells whether the game moved)
+    std::uint64_t key = 0;                // the game's line key at this node (the root's tells whether the game moved)
     double visit_sum = 0, value_sum = 0;  // over the node's edges, kept up to date for select()
-    Values value{};   // per seat: the network's estimate, or the game's returns when terminal
-    Values proof{};   // per seat: the exact value once proven
+    Values value{};                       // per seat: the network's estimate, or the game's returns when terminal
+    Values proof{};                       // per seat: the exact value once proven
 };
 
 // One game's search tree. The game is borrowed (Python's state owns it, the binding keeps it alive)
@@ -185,7 +187,9 @@ class Tree {
     int root() const { return root_; }
 
     // Whether the game is still at the tree's root position.
-    bool at_root() const { return root_ >= 0 && nodes_[std::size_t(root_)].key == game_->key() && root_plies_ == game_->plies(); }
+    bool at_root() const {
+        return root_ >= 0 && nodes_[std::size_t(root_)].key == game_->key() && root_plies_ == game_->plies();
+    }
 
     // The search that holds the tree (nullptr: none); it must not be rerooted or cleared meanwhile.
     const void* owner() const { return owner_; }
@@ -226,7 +230,8 @@ class Tree {
             double top = logits[0];
             for (int k = 1; k < count; ++k) top = std::max(top, double(logits[k]));
             double sum = 0;
-            for (int k = 0; k < count; ++k) sum += (prior[std::size_t(node.first + k)] = std::exp(double(logits[k]) - top));
+            for (int k = 0; k < count; ++k)
+                sum += (prior[std::size_t(node.first + k)] = std::exp(double(logits[k]) - top));
             for (int k = 0; k < count; ++k) prior[std::size_t(node.first + k)] /= sum;
         }
         if (node.terminal) {
@@ -415,7 +420,8 @@ class Search {
         for (Tree<G>* tree : trees) {
             if (!tree->has_root()) throw std::invalid_argument("a tree has no root: call expand_roots() first");
             if (!tree->at_root())
-                throw std::invalid_argument("a tree's game has moved since its root was made: call expand_roots() again");
+                throw std::invalid_argument(
+                    "a tree's game has moved since its root was made: call expand_roots() again");
         }
         end_search();
         std::vector<bool> flags;
@@ -509,11 +515,12 @@ class Search {
             const std::int64_t* actions = shard.actions.data() + p.first_action;
             for (int k = 0; k < p.count; ++k)
                 if (!std::isfinite(logits[i * logit_cols + std::size_t(actions[k])]))
-                    throw std::invalid_argument("the evaluator gave a logit that is not finite for a legal move of row " +
-                                                std::to_string(i));
+                    throw std::invalid_argument(
+                        "the evaluator gave a logit that is not finite for a legal move of row " + std::to_string(i));
             for (std::size_t v = 0; v < (players_ == 2 ? 1 : value_cols); ++v)
                 if (!std::isfinite(values[i * value_cols + v]))
-                    throw std::invalid_argument("the evaluator gave a value that is not finite in row " + std::to_string(i));
+                    throw std::invalid_argument("the evaluator gave a value that is not finite in row " +
+                                                std::to_string(i));
         }
         for (std::size_t i = 0; i < n; ++i) {
             const Shard& shard = shards_[std::size_t(order_[i].first)];
@@ -556,17 +563,20 @@ class Search {
 
     void start_gumbel(Tree<G>& tree, const double* noise, std::size_t size, int budget, int considered_max) const {
         const Node& r = searchable_root(tree, "start a Gumbel search on");
-        if (size != std::size_t(r.count)) throw std::invalid_argument("gumbel noise must have one entry per root action");
+        if (size != std::size_t(r.count))
+            throw std::invalid_argument("gumbel noise must have one entry per root action");
         if (considered_max < 1) throw std::invalid_argument("gumbel_considered must be >= 1");
         if (budget < 0) throw std::invalid_argument("the simulation budget must be >= 0");
         check_finite(noise, size, "gumbel noise");
         tree.gumbel.assign(noise, noise + size);
         int considered = std::min(considered_max, r.count);
         std::vector<double> scores(size);
-        for (int k = 0; k < r.count; ++k) scores[std::size_t(k)] = noise[k] + std::log(std::max(tree.prior[std::size_t(r.first + k)], 1e-12));
+        for (int k = 0; k < r.count; ++k)
+            scores[std::size_t(k)] = noise[k] + std::log(std::max(tree.prior[std::size_t(r.first + k)], 1e-12));
         std::vector<int> order(size);
         for (int k = 0; k < r.count; ++k) order[std::size_t(k)] = k;
-        std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return scores[std::size_t(x)] > scores[std::size_t(y)]; });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int x, int y) { return scores[std::size_t(x)] > scores[std::size_t(y)]; });
         order.resize(std::size_t(considered));
         tree.candidates = order;
         int phases = std::max(1, int(std::ceil(std::log2(double(considered)))));
@@ -590,7 +600,8 @@ class Search {
             double scale = sigma_scale(tree, r);
             double top = -INFINITY;
             for (int k = 0; k < r.count; ++k) {
-                out[std::size_t(k)] = std::log(std::max(tree.prior[std::size_t(r.first + k)], 1e-12)) + scale * q[std::size_t(k)];
+                out[std::size_t(k)] =
+                    std::log(std::max(tree.prior[std::size_t(r.first + k)], 1e-12)) + scale * q[std::size_t(k)];
                 top = std::max(top, out[std::size_t(k)]);
             }
             double sum = 0;
@@ -625,7 +636,8 @@ class Search {
                 continue;
             }
             int d = tree.node(c).depth, best_d = tree.node(tree.child[std::size_t(r.first + win)]).depth;
-            if (d < best_d || (d == best_d && tree.visits[std::size_t(r.first + k)] > tree.visits[std::size_t(r.first + win)]))
+            if (d < best_d ||
+                (d == best_d && tree.visits[std::size_t(r.first + k)] > tree.visits[std::size_t(r.first + win)]))
                 win = k;
         }
         if (win >= 0) return tree.action[std::size_t(r.first + win)];
@@ -640,8 +652,9 @@ class Search {
     static const Node& current_root(const Tree<G>& tree) {
         if (!tree.has_root()) throw std::runtime_error("search() has not run on this tree");
         if (!tree.at_root())
-            throw std::runtime_error("the tree's game has moved since the search (moves were applied or undone on the "
-                                     "game itself, not through the tree's advance): search again");
+            throw std::runtime_error(
+                "the tree's game has moved since the search (moves were applied or undone on the "
+                "game itself, not through the tree's advance): search again");
         return tree.node(tree.root());
     }
 
@@ -680,7 +693,8 @@ class Search {
             if (!tree) throw std::invalid_argument("trees must not be None");
             if (std::size_t(tree->game().num_planes()) * G::SQUARES_PER_PLANE != planes_size_ ||
                 tree->game().num_actions() != num_actions_)
-                throw std::invalid_argument("a tree's game has another observation shape or action count than the search");
+                throw std::invalid_argument(
+                    "a tree's game has another observation shape or action count than the search");
             if (tree->owner() && tree->owner() != this) throw InUse("in use: a tree is held by another search");
         }
         std::vector<const Tree<G>*> sorted(trees.begin(), trees.end());
@@ -828,14 +842,15 @@ class Search {
         if (!shared && index >= rows_) throw std::length_error("the planes buffer has too few rows for this wave");
         const std::size_t row_bytes = planes_size_ * (planes_.floats ? sizeof(float) : 1);
         if (shared) shard.scratch_row.resize(row_bytes);
-        void* row = shared ? static_cast<void*>(shard.scratch_row.data())
+        void* row = shared           ? static_cast<void*>(shard.scratch_row.data())
                     : planes_.floats ? static_cast<void*>(planes_.floats + index * planes_size_)
                                      : static_cast<void*>(planes_.bytes + index * planes_size_);
         if (planes_.floats) game.observation(player, static_cast<float*>(row));
         else game.observation(player, static_cast<std::uint8_t*>(row));
         Key key;
         if (keyed) {
-            key = hash_bytes(row, row_bytes, Key{std::uint64_t(players_), 0});  // searches of other seat counts may share the cache
+            // The seat count is in the key: searches of other seat counts may share the cache.
+            key = hash_bytes(row, row_bytes, Key{std::uint64_t(players_), 0});
             key = hash_bytes(actions.data(), std::size_t(count) * sizeof(std::int64_t), key);
             std::unique_lock<std::mutex> lock(cache_mutex_, std::defer_lock);  // lookups reorder the LRU list
             if (shared) lock.lock();
@@ -857,7 +872,8 @@ class Search {
             ++next_row_;
         }
         // The leaf's slices first, then the leaf: a failed allocation leaves no leaf without its path.
-        Pending leaf{&tree, index, shard.paths.size(), path.size(), shard.actions.size(), count, player, proto.key, key, keyed,
+        Pending leaf{&tree,  index,  shard.paths.size(), path.size(), shard.actions.size(),
+                     count,  player, proto.key,          key,         keyed,
                      parent, edge};
         shard.paths.insert(shard.paths.end(), path.begin(), path.end());
         shard.actions.insert(shard.actions.end(), actions.begin(), actions.begin() + count);
@@ -1068,9 +1084,9 @@ class Search {
     std::shared_ptr<Cache> cache_;
     std::size_t planes_size_;
     int num_actions_;
-    std::vector<Shard> shards_;                   // one per thread
-    std::vector<std::pair<int, int>> order_;     // row -> (shard, pending index), after a wave
-    std::atomic<std::size_t> next_row_{0};       // the next free row of the planes
+    std::vector<Shard> shards_;               // one per thread
+    std::vector<std::pair<int, int>> order_;  // row -> (shard, pending index), after a wave
+    std::atomic<std::size_t> next_row_{0};    // the next free row of the planes
     std::mutex cache_mutex_;
     std::vector<Tree<G>*> live_;       // the trees the running search still descends
     std::vector<Tree<G>*> members_;    // the trees (and games) this search holds

@@ -58,7 +58,8 @@ class VectorEnv {
               int threads)
         : random_opponent_(random_opponent), agent_seat_(agent_seat), max_plies_(max_plies), threads_(threads) {
         if (num_envs < 1 || num_envs > 65536) throw std::invalid_argument("num_envs must be in [1, 65536]");
-        if (agent_seat < 0 || agent_seat >= num_players) throw std::invalid_argument("agent_seat is not a seat of this game");
+        if (agent_seat < 0 || agent_seat >= num_players)
+            throw std::invalid_argument("agent_seat is not a seat of this game");
         if (max_plies < 0) throw std::invalid_argument("max_plies must be >= 0 (0: no limit)");
         if (threads < 1 || threads > 256) throw std::invalid_argument("threads must be in [1, 256]");
         games_.reserve(std::size_t(num_envs));
@@ -81,8 +82,9 @@ class VectorEnv {
     std::unique_lock<std::mutex> claim() {
         std::unique_lock<std::mutex> lock(busy_, std::try_to_lock);
         if (!lock.owns_lock())
-            throw InUse("in use: another thread is inside a call of this vector env; one env serves one thread "
-                        "at a time (give each thread its own env)");
+            throw InUse(
+                "in use: another thread is inside a call of this vector env; one env serves one thread "
+                "at a time (give each thread its own env)");
         return lock;
     }
 
