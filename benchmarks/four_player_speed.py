@@ -19,15 +19,20 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import chess
 import gymnasium as gym
 import numpy as np
 
 import chess_envs  # noqa: F401  (registers the env ids)
-from chess_envs.four_player import START_FEN4, Board
+from chess_envs.four_player import START_FEN4
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the Python board is the tests' reference engine
+from tests.four_player.board import Board  # noqa: E402
 
 MIDDLE_GAME = (
     "R-0,0,0,0-0,0,0,0-0,0,0,0-0,0,0,0-0-x,x,x,5,yB,1,yR,x,x,x/x,x,x,3,yP,yQ,3,x,x,x/"

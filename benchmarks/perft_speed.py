@@ -20,16 +20,20 @@ import argparse
 import shutil
 import statistics
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import chess
 
+from chess_envs.four_player import START_FEN4
 from chess_envs.four_player import perft as four_player_native_perft
-from chess_envs.four_player import reference_perft
-from chess_envs.four_player.board import START_FEN4
 from chess_envs.los_alamos import START_FEN as LOS_ALAMOS_START
 from chess_envs.los_alamos import perft as los_alamos_perft
 from chess_envs.standard import perft as chess_perft
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the Python board is the tests' reference engine
+from tests.four_player.board import reference_perft  # noqa: E402
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 

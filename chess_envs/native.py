@@ -64,25 +64,6 @@ def action_table(squares: int, num_actions: int, encode: Callable[[int, int, int
     return core.ActionTable(squares, num_actions, table)
 
 
-def replayed_board(cache: tuple[list, Any] | None, played: list, new_board: Callable[[], Any], push: Callable) -> tuple:
-    """``(played, board)``: a board of the start position with the moves ``played`` pushed, reusing
-    the cached board: it takes back moves that were undone (``board.pop()``) and pushes new ones."""
-    if cache is not None:
-        cached, board = cache
-        common = 0
-        while common < min(len(cached), len(played)) and cached[common] == played[common]:
-            common += 1
-        for _ in range(len(cached) - common):
-            board.pop()
-        for move in played[common:]:
-            push(board, move)
-        return played, board
-    board = new_board()
-    for move in played:
-        push(board, move)
-    return played, board
-
-
 class NativeState(GameBase):
     """A :class:`~chess_envs.core.GameState` over a native game (``self._game``).
 
@@ -123,7 +104,7 @@ class NativeState(GameBase):
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other._game = self._game.copy()
-        other._board = None  # the reference board is built again on demand, never shared
+        other._board = None  # a board built on demand (ChessState.board) is built again, never shared
         return other
 
     def is_terminal(self) -> bool:

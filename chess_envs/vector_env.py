@@ -2,8 +2,8 @@
 
 ``gymnasium.make_vec("chess_envs:Chess-v0", num_envs=64, vectorization_mode="vector_entry_point")``
 builds a :class:`GameVectorEnv`: one native call steps every game (optionally on several threads)
-and writes all observations and masks, for all three games. A game without a native core (one a
-user adds) steps in a Python loop over the same interface (:class:`PythonBatch`).
+and writes all observations and masks, for all three games. A game without a native vector core
+(one a user adds) uses Gymnasium's ``SyncVectorEnv`` (``gym.make_vec(id, vectorization_mode="sync")``).
 
 Conventions are :class:`~chess_envs.gym_env.GameEnv`'s (self-play or ``opponent="random"``,
 rewards for the mover or ``agent_seat``, ``max_plies`` truncation; an illegal action ends that
@@ -22,7 +22,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from chess_envs.core import GameClass, check_count, check_flag
+from chess_envs.core import check_count, check_flag
 from chess_envs.native import TERMINATIONS, InUseError, core
 from chess_envs.registry import game_class
 
@@ -65,6 +65,13 @@ class GameVectorEnv(gym.vector.VectorEnv):
         if opponent not in (None, "random"):
             raise ValueError(f"a vector env's opponent must be None (self-play) or 'random', got {opponent!r}")
         state_class = game_class(game)
+        name = state_class.game_name
+        if name not in _NATIVE and name != "four_player":
+            raise ValueError(
+                f"GameVectorEnv serves the games with a native vector core ({', '.join([*_NATIVE, 'four_player'])}), "
+                f"not {name!r}: use Gymnasium's gymnasium.vector.SyncVectorEnv "
+                '(gym.make_vec(id, vectorization_mode="sync"))'
+            )
         prototype: Any = state_class(fen, **game_options)  # native games add native_options()
         self.agent_seat = check_count(agent_seat, "agent_seat", minimum=0, maximum=state_class.num_players - 1)
         self.random_opponent = opponent == "random"
@@ -86,7 +93,6 @@ class GameVectorEnv(gym.vector.VectorEnv):
         self._truncated = np.zeros(n, dtype=bool)
         self._why = np.zeros(n, dtype=np.int8)
         self._actions = np.zeros(n, dtype=np.int64)
-        name = state_class.game_name
         if name in _NATIVE:
             flag, table = prototype.native_options()
             self._batch: Any = getattr(core, _NATIVE[name])(
@@ -100,13 +106,9 @@ class GameVectorEnv(gym.vector.VectorEnv):
                 self.max_plies or 0,
                 self.threads,
             )
-        elif name == "four_player":
+        else:
             self._batch = core.FourPlayerVector(
                 n, prototype._game, self.random_opponent, self.agent_seat, self.max_plies or 0, self.threads
-            )
-        else:
-            self._batch = PythonBatch(
-                n, state_class, fen, game_options, self.random_opponent, self.agent_seat, self.max_plies
             )
         self._started = False
         self._busy = threading.Lock()
@@ -222,92 +224,4 @@ def _termination_name(code: int) -> str:
     return termination.value if termination is not None else "illegal_action"
 
 
-_CODES = {termination: code for code, termination in enumerate(TERMINATIONS) if termination is not None}
-
-
-class PythonBatch:
-    """The vector core's interface over Python game states, for games without a native core."""
-
-    def __init__(
-        self,
-        n: int,
-        state_class: GameClass,
-        fen: str | None,
-        options: dict,
-        random_opponent: bool,
-        seat: int,
-        max_plies: int | None,
-    ):
-        self.new_state = lambda: state_class(fen, **options)
-        self.states = [self.new_state() for _ in range(n)]
-        self.random_opponent, self.seat, self.max_plies = random_opponent, seat, max_plies
-        self.plies = [0] * n
-        self.done = [False] * n
-        self.rngs = [np.random.default_rng(i) for i in range(n)]
-        self.action_rngs = [np.random.default_rng([i, 1]) for i in range(n)]
-
-    def fen(self, index: int) -> str:
-        return self.states[index].to_text()
-
-    def reset_done(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        ended = [i for i, done in enumerate(self.done) if done]
-        for i in ended:
-            self._reset_one(i)
-            self._write(i, obs, mask)
-        return len(ended)
-
-    def random_actions(self, out: np.ndarray) -> None:
-        for i, state in enumerate(self.states):
-            live = not self.done[i] and not state.is_terminal()
-            out[i] = self.action_rngs[i].choice(state.legal_actions()) if live else 0
-
-    def reset(self, seed: int, seeded: bool, obs: np.ndarray, mask: np.ndarray) -> None:
-        for i in range(len(self.states)):
-            if seeded:
-                self.rngs[i] = np.random.default_rng([seed, i])
-                self.action_rngs[i] = np.random.default_rng([seed, i, 1])
-            self._reset_one(i)
-            self._write(i, obs, mask)
-
-    def step(self, actions, obs, mask, rewards, terminated, truncated, why) -> None:
-        for i, state in enumerate(self.states):
-            rewards[i], terminated[i], truncated[i], why[i] = 0.0, False, False, 0
-            if self.done[i]:
-                self._reset_one(i)
-            else:
-                mover = state.current_player
-                if not 0 <= actions[i] < state.num_actions or not state.legal_action_mask()[actions[i]]:
-                    rewards[i], terminated[i], why[i], self.done[i] = -1.0, True, ILLEGAL, True
-                    self._write(i, obs, mask)
-                    continue
-                state.apply(int(actions[i]))
-                self.plies[i] += 1
-                self._play_opponents(i)
-                outcome = state.outcome()
-                terminated[i] = outcome is not None
-                truncated[i] = outcome is None and self.max_plies is not None and self.plies[i] >= self.max_plies
-                if outcome is not None:
-                    rewards[i] = outcome.returns[self.seat if self.random_opponent else mover]
-                    why[i] = _CODES[outcome.termination]
-                self.done[i] = bool(terminated[i] or truncated[i])
-            self._write(i, obs, mask)
-
-    def _reset_one(self, i: int) -> None:
-        self.states[i] = self.new_state()
-        self.plies[i] = 0
-        self.done[i] = False
-        self._play_opponents(i)
-
-    def _play_opponents(self, i: int) -> None:
-        state = self.states[i]
-        while self.random_opponent and state.current_player != self.seat and not state.is_terminal():
-            state.apply(int(self.rngs[i].choice(state.legal_actions())))
-            self.plies[i] += 1
-
-    def _write(self, i: int, obs: np.ndarray, mask: np.ndarray) -> None:
-        state = self.states[i]
-        obs[i] = state.observation(self.seat if self.random_opponent else None)
-        mask[i] = 0 if self.done[i] else state.legal_action_mask()
-
-
-__all__ = ["GameVectorEnv", "PythonBatch"]
+__all__ = ["GameVectorEnv"]

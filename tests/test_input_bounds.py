@@ -11,8 +11,7 @@ import pytest
 
 import chess_envs  # noqa: F401  (registers the envs)
 from chess_envs.core import MAX_HISTORY
-from chess_envs.four_player import FourPlayerState
-from chess_envs.four_player.board import START_FEN4
+from chess_envs.four_player import START_FEN4, FourPlayerState
 from chess_envs.gym_env import GameEnv
 from chess_envs.pettingzoo.aec_env import GameAECEnv
 from chess_envs.registry import game_class, game_names

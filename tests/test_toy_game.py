@@ -17,6 +17,7 @@ from agents.alphazero.python_mcts import PythonMCTS
 from agents.alphazero.search_agent import new_search
 from chess_envs.pettingzoo.aec_env import make_env_functions
 from chess_envs.registry import game_names, get_game, new_state, register_game
+from chess_envs.vector_env import GameVectorEnv
 from evaluate.report import pgn
 from evaluate.tournament import TournamentConfig, run_tournament
 from tests import toy_game
@@ -49,6 +50,8 @@ def test_gymnasium_check_env() -> None:
     assert obs["observation"].shape == (3, 3, 3)
     vector = gym.make_vec("TicTacToe-v0", num_envs=2, vectorization_mode="sync")
     assert vector.reset(seed=0)[0]["action_mask"].shape == (2, 9)
+    with pytest.raises(ValueError, match=r"native vector core.*SyncVectorEnv"):
+        GameVectorEnv(2, GAME)  # the native vector env is for the games with a native core
 
 
 def test_pettingzoo_api_test() -> None:

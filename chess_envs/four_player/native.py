@@ -1,8 +1,7 @@
-"""The native four-player board (``chess_envs._core.FourPlayerBoard``): from FEN4, or from a Python board.
+"""The native four-player board (``chess_envs._core.FourPlayerBoard``), read from FEN4.
 
-The C++ engine (``src/native/four_player.hpp``, ``fen4.hpp``) ports :mod:`chess_envs.four_player.board`
-move for move and its FEN4 reader rule for rule; the Python board is the reference the tests
-compare it with at every ply and on mutated FEN4 text.
+The rules and the FEN4 reader run in C++ (``src/native``); the tests compare them at every ply
+and on mutated FEN4 text with a Python reference engine kept in ``tests/four_player``.
 """
 
 from __future__ import annotations
@@ -10,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from chess_envs.core import check_text
-from chess_envs.four_player.board import FFA, MODES, TEAMS, Board
+from chess_envs.four_player.notation import FFA, MODES, TEAMS
 from chess_envs.native import core
 
 
@@ -22,24 +21,6 @@ def parse_board(fen4: str, mode: str = FFA) -> Any:
     if not text.isascii():
         raise ValueError("FEN4 must be ASCII text")
     return core.FourPlayerBoard.from_fen4(text, mode == TEAMS)
-
-
-def native_board(board: Board) -> Any:
-    """A native board holding a Python board's position (not its move stack), for the tests."""
-    en_passant: list[int] = []
-    for target in board.en_passant:
-        en_passant += list(target) if target else [-1, -1]
-    return core.FourPlayerBoard(
-        list(board.squares),
-        board.turn,
-        [bool(live) for live in board.live],
-        [bool(right) for right in board.castling[0]],
-        [bool(right) for right in board.castling[1]],
-        list(board.points),
-        board.halfmove_clock,
-        en_passant,
-        board.mode == TEAMS,
-    )
 
 
 def perft(fen4: str, depth: int, mode: str = FFA) -> int:

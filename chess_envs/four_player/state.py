@@ -1,4 +1,4 @@
-"""Four-player chess as a :class:`~chess_envs.core.GameState` over our 14x14 engine.
+"""Four-player chess as a :class:`~chess_envs.core.GameState` over the native core.
 
 Frame: the board is rotated so the player it is seen by sits at the bottom and pushes pawns up.
 With absolute ``(row, col)`` (row 0 = rank 14, col 0 = file a) the player's frame square is
@@ -43,6 +43,9 @@ than a king: every live player gets 10). ``returns()`` ranks the final points: 1
 3rd -1/3, 4th -1, tied players sharing the mean of their places' values, so the returns sum to 0.
 Teams: +1 for the winning team (checkmate on the mated player's turn, or king capture) and -1
 for the other; stalemate, repetition and the 100-ply rule draw.
+
+The rules run in C++ (``src/native``); the tests compare them at every ply with a pure-Python
+reference engine kept in ``tests/four_player``.
 """
 
 from __future__ import annotations
@@ -52,45 +55,35 @@ from typing import Any, ClassVar
 import numpy as np
 
 from chess_envs.core import Outcome, Termination, as_action, check_flag, check_history
-from chess_envs.four_player.board import (
+from chess_envs.four_player.native import parse_board
+from chess_envs.four_player.notation import (
     BISHOP,
-    DEAD,
     FFA,
     KNIGHT,
-    KNIGHT_STEPS,
     NUM_SQUARES,
     PAWN,
     PIECE_LETTERS,
     PLAYABLE,
-    PROMOTED_QUEEN,
-    PROMOTION_SQUARES,
-    QUEEN,
     ROOK,
     SIZE,
     START_FEN4,
     TEAMS,
-    Board,
     fen4_text,
     move_text,
     parse_square,
 )
-from chess_envs.four_player.native import parse_board
-from chess_envs.native import TERMINATIONS, NativeState, core, replayed_board
+from chess_envs.native import TERMINATIONS, NativeState, core
 
 MOVE_TYPES = 109
 NUM_ACTIONS = NUM_SQUARES * MOVE_TYPES
 _ORTHOGONAL = ((-1, 0), (0, 1), (1, 0), (0, -1))
 _DIAGONAL = ((-1, 1), (1, 1), (1, -1), (-1, -1))
+_KNIGHT_STEPS = ((-2, 1), (-1, 2), (1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1))
+_PROMOTION_ROW = {FFA: 6, TEAMS: 3}  # the promotion line in every player's frame (Red's ranks 8 and 11)
 _UNDERPROMOTION_STEPS = ((-1, -1), (-1, 0), (-1, 1))
 UNDERPROMOTIONS = (ROOK, KNIGHT, BISHOP)
 _PLANES_PER_STEP = 25
 _META_PLANES = 23
-_MAX_PLY_SCALE = 1024.0
-_FIFTY_MOVES = 100
-_POINTS_SCALE = 200.0
-_CLAIM_WIN_LEAD = 21
-_CLAIM_WIN_POINTS = 20
-_DRAW_POINTS = 10
 _PLACE_VALUES = (1.0, 1.0 / 3.0, -1.0 / 3.0, -1.0)
 _PIECE_VALUES = (0, 1, 3, 5, 5, 9, 0, 1)  # by type; a promoted queen counts as a pawn
 
@@ -118,17 +111,16 @@ def _layout() -> list[tuple[int, int, int] | None]:
             return None
         return (sq, r * SIZE + c, under)
 
-    teams_line = 3  # the Teams promotion row in every player's frame (Red's rank 11)
     for sq in range(NUM_SQUARES):
         for dr, dc in _ORTHOGONAL:
             entries.extend(entry(sq, dr * d, dc * d) for d in range(1, 14))
         for dr, dc in _DIAGONAL:
             entries.extend(entry(sq, dr * d, dc * d) for d in range(1, 11))
-        entries.extend(entry(sq, dr, dc) for dr, dc in KNIGHT_STEPS)
+        entries.extend(entry(sq, dr, dc) for dr, dc in _KNIGHT_STEPS)
         for dr, dc in _UNDERPROMOTION_STEPS:
             for piece in UNDERPROMOTIONS:
                 e = entry(sq, dr, dc, piece)
-                entries.append(e if e is not None and e[1] // SIZE == teams_line else None)
+                entries.append(e if e is not None and e[1] // SIZE == _PROMOTION_ROW[TEAMS] else None)
     return entries
 
 
@@ -148,25 +140,6 @@ def _move_tables() -> tuple[list[dict[int, int]], list[list[int]]]:
 
 
 _ENCODE, _DECODE = _move_tables()
-_KEY_PROMOTION = {0: 0, QUEEN: 0, PROMOTED_QUEEN: 0, ROOK: ROOK, KNIGHT: KNIGHT, BISHOP: BISHOP}
-_TYPE_PLANE = (-1, 0, 1, 2, 3, 4, 5, 4)
-
-
-def _plane_tables() -> np.ndarray:
-    """``table[player, code]``: the history plane (0..24) of a square code, 25 for empty."""
-    table = np.full((4, 64), _PLANES_PER_STEP, dtype=np.int64)
-    for player in range(4):
-        for code in range(64):
-            colour, kind = code >> 3, code & 7
-            if not kind or colour > DEAD:
-                continue
-            table[player, code] = 24 if colour == DEAD else ((colour - player) % 4) * 6 + _TYPE_PLANE[kind]
-    return table
-
-
-_PLANE_OF = _plane_tables()
-_FRAME_INDEX = np.array(FROM_FRAME)
-_PLANE_IDS = np.arange(_PLANES_PER_STEP)[None, :, None]
 
 
 class FourPlayerState(NativeState):
@@ -207,21 +180,10 @@ class FourPlayerState(NativeState):
         self.mode = mode
         self.observation_shape = (_PLANES_PER_STEP * history + _META_PLANES, SIZE, SIZE)
         self._game = core.FourPlayerGame(board, self.history, self.claim_win, _native_table())
-        self._start_fen4 = self.to_text()
 
     @classmethod
     def from_text(cls, text: str, **options) -> FourPlayerState:
         return cls(text, **options)
-
-    @property
-    def board(self) -> Board:
-        """The game on the Python reference :class:`~chess_envs.four_player.board.Board`, with its
-        move stack; built from the native game on first use after a move. Read it, do not push to it."""
-        self._board = replayed_board(self._board, self._game.moves_played(), self._new_board, Board.push)
-        return self._board[1]
-
-    def _new_board(self) -> Board:
-        return Board(self._start_fen4, self.mode)
 
     def _snapshot(self) -> tuple:
         return self._game.snapshot()
@@ -267,7 +229,7 @@ class FourPlayerState(NativeState):
         if (
             not under
             and self._game.code_at(origin) == (turn << 3 | PAWN)
-            and target in PROMOTION_SQUARES[self.mode][turn]
+            and TO_FRAME[turn][target] // SIZE == _PROMOTION_ROW[self.mode]
         ):
             text += "=Q"
         return text
@@ -401,35 +363,6 @@ def _team_returns(winning_team: int) -> tuple[float, ...]:
     return tuple(1.0 if colour % 2 == winning_team else -1.0 for colour in range(4))
 
 
-def reference_perft(fen4: str, depth: int, mode: str = FFA) -> int:
-    """Leaf nodes of the legal-move tree at ``depth`` on the Python board, as the reference data
-    counts them (:func:`chess_envs.four_player.perft` counts the same on the native board).
-
-    A move that ends the game (FFA: the last opponent eliminated; Teams: a king captured) is a
-    leaf at its own depth. Eliminations happen inside each move; draw rules and the claim win are
-    ignored. The last ply is counted from the move list (bulk counting).
-    """
-    if depth < 0:
-        raise ValueError(f"depth must be >= 0, got {depth}")
-    board = Board(fen4, mode)
-    if depth == 0:
-        return 1
-
-    def count(d: int) -> int:
-        moves = board.legal_moves()
-        if d == 1:
-            return len(moves)
-        nodes = 0
-        for move in moves:
-            board.push(move)
-            if not board.game_over:
-                nodes += count(d - 1)
-            board.pop()
-        return nodes
-
-    return count(depth)
-
-
 def legal_moves(fen4: str, mode: str = FFA) -> list[str]:
     """The legal moves of ``fen4`` as sorted move text (``h2-h3``, ``f7-f8=Q``, castling ``h1-j1``)."""
-    return sorted(move_text(move) for move in Board(fen4, mode).legal_moves())
+    return sorted(move_text(move) for move in parse_board(fen4, mode).legal_moves())

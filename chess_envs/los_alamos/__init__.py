@@ -1,6 +1,9 @@
-"""Los Alamos chess (6x6, no bishops): our rules engine, Fairy-Stockfish's conventions."""
+"""Los Alamos chess (6x6, no bishops) with Fairy-Stockfish's conventions.
 
-from chess_envs.los_alamos.board import START_FEN, Board
-from chess_envs.los_alamos.state import NUM_ACTIONS, LosAlamosState, legal_moves, perft, result
+The rules run in C++ (``src/native``); the tests compare them with a pure-Python reference engine
+kept in ``tests/los_alamos``.
+"""
 
-__all__ = ["NUM_ACTIONS", "START_FEN", "Board", "LosAlamosState", "legal_moves", "perft", "result"]
+from chess_envs.los_alamos.state import NUM_ACTIONS, START_FEN, LosAlamosState, legal_moves, perft, result
+
+__all__ = ["NUM_ACTIONS", "START_FEN", "LosAlamosState", "legal_moves", "perft", "result"]

@@ -21,8 +21,8 @@ directions N NE E SE S SW W NW), 40..47 knight, 48..53 underpromotions
 (``48 + direction * 2 + piece``, direction 0 = capture to file - 1, 1 = push, 2 = capture to
 file + 1; piece 0 = knight, 1 = rook). Promotion to a queen is the queen-like move.
 
-The rules run in C++ (``src/native``); :mod:`chess_envs.los_alamos.reference` keeps the
-pure-Python engine that the tests compare it with at every ply.
+The rules run in C++ (``src/native``); the tests compare them at every ply with a pure-Python
+reference engine kept in ``tests/los_alamos``.
 """
 
 from __future__ import annotations
@@ -30,9 +30,21 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from chess_envs.core import as_action, check_flag, check_history, check_text
-from chess_envs.los_alamos.board import KNIGHT, PIECE_LETTERS, QUEEN, ROOK, SIZE, START_FEN, Board, move_uci
-from chess_envs.los_alamos.reference import _DECODE, _ENCODE, NUM_ACTIONS
-from chess_envs.native import NativeState, action_table, core, replayed_board
+from chess_envs.los_alamos.encoding import (
+    DECODE,
+    ENCODE,
+    KNIGHT,
+    NUM_ACTIONS,
+    PIECE_LETTERS,
+    QUEEN,
+    ROOK,
+    SIZE,
+    move_uci,
+    parse_uci,
+)
+from chess_envs.native import NativeState, action_table, core
+
+START_FEN = "rnqknr/pppppp/6/6/PPPPPP/RNQKNR w - - 0 1"
 
 _PLANES_PER_STEP = 12
 _META_PLANES = 3
@@ -48,7 +60,7 @@ def _native_table() -> Any:
         def encode(colour: int, origin: int, target: int, promotion: int) -> int:
             if promotion not in _PROMOTION_CODES:
                 return -1
-            return _ENCODE[colour].get(origin | target << 6 | _PROMOTION_CODES[promotion] << 12, -1)
+            return ENCODE[colour].get(origin | target << 6 | _PROMOTION_CODES[promotion] << 12, -1)
 
         _table.append(action_table(SIZE * SIZE, NUM_ACTIONS, encode))
     return _table[0]
@@ -81,9 +93,7 @@ class LosAlamosState(NativeState):
         )
         fen = START_FEN if fen is None else check_text(fen, "fen")
         self.observation_shape = (_PLANES_PER_STEP * history + _META_PLANES, SIZE, SIZE)
-        self._start_fen = fen
         self._game = core.LosAlamosGame(fen, self.history, self.adjudicate_insufficient_material, _native_table())
-        self._board: tuple[list, Board] | None = None
 
     @classmethod
     def from_text(cls, text: str, **options) -> LosAlamosState:
@@ -93,16 +103,6 @@ class LosAlamosState(NativeState):
         """The rule flag (adjudication) and action table that build this game's native vector core."""
         return self.adjudicate_insufficient_material, _native_table()
 
-    @property
-    def board(self) -> Board:
-        """The game on the pure-Python reference :class:`~chess_envs.los_alamos.board.Board`, with its
-        move stack; built from the native game on first use after a move. Read it, do not push to it."""
-        self._board = replayed_board(self._board, self._game.moves_played(), self._new_board, _push)
-        return self._board[1]
-
-    def _new_board(self) -> Board:
-        return Board(self._start_fen)
-
     def apply_move(self, move: str) -> None:
         """Play the UCI move text ``move``; IllegalActionError if it is not legal."""
         self.apply(self.move_to_action(move))
@@ -110,7 +110,7 @@ class LosAlamosState(NativeState):
     def action_to_move(self, action: int) -> str:
         """UCI text of ``action`` for the side to move (it need not be legal)."""
         action = as_action(action, NUM_ACTIONS)
-        move = _DECODE[self._game.side][action]
+        move = DECODE[self._game.side][action]
         if move < 0:
             raise ValueError(f"action {action} leaves the 6x6 board")
         origin, target = move & 63, (move >> 6) & 63
@@ -120,8 +120,7 @@ class LosAlamosState(NativeState):
 
     def move_to_action(self, move: str) -> int:
         """Action index of the UCI move text ``move`` for the side to move (legal or not)."""
-        board = Board(self._game.fen())
-        action = _ENCODE[self._game.side].get(board.parse_uci(move))
+        action = ENCODE[self._game.side].get(parse_uci(move))
         if action is None:
             raise ValueError(f"move {move} has no action in the Los Alamos encoding")
         return action
@@ -145,11 +144,6 @@ class LosAlamosState(NativeState):
         ]
 
 
-def _push(board: Board, move: tuple[int, int, int]) -> None:
-    origin, target, promotion = move
-    board.push(origin | target << 6 | _PROMOTION_CODES[promotion] << 12)
-
-
 def perft(fen: str, depth: int) -> int:
     """Leaf nodes of the legal-move tree (draw rules ignored): native, last ply counted in bulk."""
     if depth < 0:
@@ -171,4 +165,4 @@ def result(fen: str) -> str | None:
     return "1/2-1/2" if outcome.winner is None else ("1-0" if outcome.winner == 0 else "0-1")
 
 
-__all__ = ["NUM_ACTIONS", "LosAlamosState", "PIECE_LETTERS", "legal_moves", "perft", "result"]
+__all__ = ["NUM_ACTIONS", "START_FEN", "LosAlamosState", "PIECE_LETTERS", "legal_moves", "perft", "result"]

@@ -21,8 +21,8 @@ followed by seven constant planes (``c = 14 * history``):
 
 Actions: see :mod:`chess_envs.standard.encoding`. The rules run in C++ (``src/native``);
 python-chess checks a FEN given by the user, builds :attr:`ChessState.board` on demand for
-SAN, PGN and engines, and is the oracle of the tests, with
-:class:`~chess_envs.standard.reference.ReferenceChessState` as the reference of the planes.
+SAN, PGN and engines, and is the oracle of the tests, with a pure-Python reference state
+(``tests/standard/reference.py``) as the reference of the planes.
 """
 
 from __future__ import annotations
@@ -33,14 +33,21 @@ import chess
 import chess.svg
 
 from chess_envs.core import as_action, check_flag, check_history, check_text
-from chess_envs.native import NativeState, action_table, core, replayed_board
+from chess_envs.native import NativeState, action_table, core
 from chess_envs.standard.encoding import ActionEncoding, get_encoding
-from chess_envs.standard.reference import validate_board
 
 _PLANES_PER_STEP = 14
 _META_PLANES = 7
 _PIECE_LETTERS = "PNBRQK"
 _tables: dict[str, Any] = {}
+
+
+def validate_board(board: chess.Board, fen: str) -> None:
+    """A ValueError naming python-chess's reasons when ``board`` (read from ``fen``) is not a valid position."""
+    status = board.status()
+    if status != chess.STATUS_VALID:
+        reasons = [str(flag.name).lower().replace("_", " ") for flag in chess.Status if flag and flag in status]
+        raise ValueError(f"invalid chess position {fen!r}: {', '.join(reasons)}")
 
 
 def _native_table(encoding: ActionEncoding) -> Any:
@@ -106,11 +113,17 @@ class ChessState(NativeState):
 
         Built from the native game on first use after a move; read it, do not push to it.
         """
-        self._board = replayed_board(self._board, self._game.moves_played(), self._new_board, _push)
-        return self._board[1]
-
-    def _new_board(self) -> chess.Board:
-        return chess.Board(self._start_fen)
+        played = self._game.moves_played()
+        cached, board = self._board or ([], chess.Board(self._start_fen))
+        common = 0  # take back the moves that were undone since, then push the new ones
+        while common < min(len(cached), len(played)) and cached[common] == played[common]:
+            common += 1
+        for _ in range(len(cached) - common):
+            board.pop()
+        for origin, target, promotion in played[common:]:
+            board.push(chess.Move(origin, target, promotion + 1 if promotion else None))
+        self._board = (played, board)
+        return board
 
     def apply_move(self, move: chess.Move | str) -> None:
         """Play a python-chess Move or UCI text; raises IllegalActionError if illegal."""
@@ -169,11 +182,6 @@ class ChessState(NativeState):
         lastmove = board.peek() if board.move_stack else None
         check = board.king(board.turn) if board.is_check() else None
         return chess.svg.board(board, size=size, lastmove=lastmove, check=check)
-
-
-def _push(board: chess.Board, move: tuple[int, int, int]) -> None:
-    origin, target, promotion = move
-    board.push(chess.Move(origin, target, promotion + 1 if promotion else None))
 
 
 def perft(text: str, depth: int, **options) -> int:

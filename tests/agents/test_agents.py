@@ -80,7 +80,7 @@ def test_greedy_takes_the_most_valuable_capture_then_promotes():
 def test_greedy_leaves_the_state_as_it_was():
     state = LosAlamosState()
     make_agent("greedy", "los_alamos").select_action(state)
-    assert state.to_text() == LosAlamosState().to_text() and len(state.board.move_stack) == 0
+    assert state.to_text() == LosAlamosState().to_text() and not state._game.moves_played()
 
 
 @needs_stockfish

@@ -9,8 +9,9 @@ import pytest
 
 from agents.simple import GreedyAgent, RandomAgent
 from chess_envs.four_player import FourPlayerState
-from chess_envs.four_player.board import PLAYABLE, SIZE, Board
+from chess_envs.four_player.notation import PLAYABLE, SIZE
 from chess_envs.gym_env import GameEnv
+from tests.four_player.board import Board
 
 POSITIONS = 6_000
 

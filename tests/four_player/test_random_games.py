@@ -9,7 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 from chess_envs.four_player import FourPlayerState
-from chess_envs.four_player.board import KING, move_text
+from chess_envs.four_player.notation import KING, move_text
 
 FFA_GAMES, TEAMS_GAMES = 1000, 300
 

@@ -1,4 +1,5 @@
-"""Four-player rules against shared/reference/four_player/perft_public.jsonl, depth by depth."""
+"""Four-player rules, native and the Python reference engine, against
+shared/reference/four_player/perft_public.jsonl, depth by depth."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from chess_envs.four_player import Board, legal_moves, perft
+from chess_envs.four_player import legal_moves, perft
+from chess_envs.four_player.notation import move_text
+from tests.four_player.board import Board, reference_perft
 
 REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "four_player" / "perft_public.jsonl"
 _PARALLEL_NODES = 2_000_000  # counts above this are split by root move over two processes
@@ -43,6 +46,14 @@ def test_reference_data_is_present():
 
 def test_legal_moves(record):
     assert legal_moves(record["fen4"], record["mode"]) == record["legal_moves"]
+    reference = Board(record["fen4"], record["mode"])
+    assert sorted(map(move_text, reference.legal_moves())) == record["legal_moves"]
+
+
+def test_reference_perft_to_depth_2(record):
+    """The Python engine, the oracle of the native one, counts the first two plies right too."""
+    for depth in (1, 2):
+        assert reference_perft(record["fen4"], depth, record["mode"]) == record["perft"][str(depth)]
 
 
 def test_features(record):

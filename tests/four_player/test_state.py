@@ -13,8 +13,8 @@ from pettingzoo.test import api_test, seed_test
 
 import chess_envs  # noqa: F401  (registers the Gymnasium ids)
 from chess_envs.core import IllegalActionError, Termination
-from chess_envs.four_player import START_FEN4, FourPlayerState, standings_returns
-from chess_envs.four_player.board import PROMOTED_QUEEN, SIZE, Board, parse_square
+from chess_envs.four_player import START_FEN4, FourPlayerState, legal_moves, standings_returns
+from chess_envs.four_player.notation import PROMOTED_QUEEN, SIZE, parse_square
 from chess_envs.four_player.state import FROM_FRAME, NUM_ACTIONS, TO_FRAME
 from chess_envs.pettingzoo import four_player_chess_v0
 
@@ -108,8 +108,9 @@ def test_frames_are_rotations_that_put_every_king_on_h1():
     for colour in range(4):
         assert sorted(TO_FRAME[colour]) == list(range(SIZE * SIZE))
         assert all(FROM_FRAME[colour][TO_FRAME[colour][sq]] == sq for sq in range(SIZE * SIZE))
-    board = Board()
-    assert [TO_FRAME[c][board.kings[c]] for c in range(4)] == [parse_square("h1")] * 4
+    kings = [parse_square(name) for name in ("h1", "a7", "g14", "n8")]  # Red, Blue, Yellow, Green
+    assert all(FourPlayerState().board_cells()[sq // SIZE][sq % SIZE] == ("K", c) for c, sq in enumerate(kings))
+    assert [TO_FRAME[c][kings[c]] for c in range(4)] == [parse_square("h1")] * 4
 
 
 def test_start_position_looks_the_same_from_every_seat():
@@ -141,7 +142,7 @@ def test_actions_round_trip_for_every_seat(mode):
     for state in states:
         actions = state.legal_actions()
         moves = [state.action_to_move(a) for a in actions]
-        assert len(set(moves)) == len(moves) == len(state.board.legal_moves())
+        assert sorted(moves) == legal_moves(state.to_text(), mode)
         assert [state.move_to_action(m) for m in moves] == actions.tolist()
         under = actions[actions % 109 >= 100]
         assert mode == "teams" or under.size == 0
@@ -162,7 +163,7 @@ def test_teams_underpromotions_and_ffa_queen_only():
     assert "g7-g8=Q" in map(ffa.action_to_move, ffa.legal_actions())
     ffa.apply_move("g7-g8=Q")
     assert ffa.to_text().split("/")[6] == "6,rQ,7"
-    assert ffa.board.squares[parse_square("g8")] & 7 == PROMOTED_QUEEN
+    assert ffa._game.code_at(parse_square("g8")) == (0 << 3 | PROMOTED_QUEEN)  # Red's; worth 1 point
 
 
 def test_dead_pieces_scores_and_eliminations_in_the_planes():
@@ -196,7 +197,7 @@ def test_ffa_checkmate_is_immediate_and_scores_20():
     assert state.eliminated == (False, False, True, False)
     assert state.points == (20, 0, 0, 0)
     assert state.current_player == 1
-    assert state.board.squares[parse_square("g14")] == (4 << 3 | 6)  # a dead king stays on the board
+    assert state.board_cells()[0][6] == ("K", 4)  # a dead king stays on g14
     state.undo()
     assert state.eliminated == (False,) * 4 and state.points == (0,) * 4
 

@@ -1,4 +1,5 @@
-"""Los Alamos rules against the reference data and against Fairy-Stockfish (pyffish)."""
+"""Los Alamos rules, native and the Python reference engine, against the reference data, and
+against Fairy-Stockfish (pyffish)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from chess_envs.los_alamos import LosAlamosState, legal_moves, perft, result
+from tests.los_alamos import reference
 
 REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "los_alamos"
 
@@ -47,11 +49,14 @@ def test_reference_data_is_present():
 def test_perft_record(perft_record):
     if "moves" in perft_record:
         assert legal_moves(perft_record["fen"]) == perft_record["moves"]
+        assert reference.legal_moves(perft_record["fen"]) == perft_record["moves"]
     assert perft(perft_record["fen"], perft_record["depth"]) == perft_record["nodes"]
+    assert reference.perft(perft_record["fen"], perft_record["depth"]) == perft_record["nodes"]
 
 
 def test_terminal_record(terminal_record):
     assert result(terminal_record["fen"]) == terminal_record["result"]
+    assert reference.result(terminal_record["fen"]) == terminal_record["result"]
     state = LosAlamosState(terminal_record["fen"])
     reason = {"checkmate": "checkmate", "stalemate": "stalemate", "fifty_move_rule": "fifty_moves"}
     assert state.outcome().termination.value == reason[terminal_record["reason"]]

@@ -13,7 +13,7 @@ from pettingzoo.test import api_test, seed_test
 
 from chess_envs import IllegalActionError
 from chess_envs.los_alamos import NUM_ACTIONS, LosAlamosState, legal_moves
-from chess_envs.los_alamos.board import parse_square, square_name
+from chess_envs.los_alamos.encoding import parse_square, square_name
 from chess_envs.pettingzoo import los_alamos_v0
 
 
@@ -27,7 +27,8 @@ def random_states(count: int, seed: int) -> list[LosAlamosState]:
             states.append(state.copy())
             moves = legal_moves(state.to_text())
             promotions = [m for m in moves if len(m) == 5]
-            pawn_moves = [m for m in moves if abs(state.board.squares[parse_square(m[:2])]) == 1]
+            cells = state.board_cells()  # rank 6 first
+            pawn_moves = [m for m in moves if cells[6 - int(m[1])]["abcdef".index(m[0])][0] == "P"]
             if promotions and rng.random() < 0.8:
                 moves = promotions
             elif pawn_moves and rng.random() < 0.4:

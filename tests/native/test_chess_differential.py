@@ -16,7 +16,7 @@ import pytest
 
 from chess_envs import Termination
 from chess_envs.standard import ChessState, perft
-from chess_envs.standard.reference import ReferenceChessState
+from tests.standard.reference import ReferenceChessState
 
 MAX_PLIES = 150
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from chess_envs.four_player.board import FFA, START_FEN4, TEAMS, Board
-from chess_envs.four_player.native import native_board, perft
+from chess_envs.four_player import FFA, START_FEN4, TEAMS, perft
+from tests.four_player.board import Board, native_board
 
 REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "four_player" / "perft_public.jsonl"
 MAX_PLIES = 120

@@ -13,9 +13,8 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pytest
 
-from chess_envs.four_player import FourPlayerState
-from chess_envs.four_player.board import FFA, TEAMS
-from chess_envs.four_player.reference import ReferenceFourPlayerState
+from chess_envs.four_player import FFA, TEAMS, FourPlayerState
+from tests.four_player.reference import ReferenceFourPlayerState
 
 MAX_PLIES = 120
 

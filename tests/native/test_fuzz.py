@@ -16,12 +16,13 @@ import chess
 import numpy as np
 
 from chess_envs.los_alamos import LosAlamosState
-from chess_envs.los_alamos.board import Board as ReferenceBoard
+from chess_envs.los_alamos.encoding import move_uci
 from chess_envs.los_alamos.state import _native_table as los_alamos_table
 from chess_envs.native import core
 from chess_envs.standard import ChessState
 from chess_envs.standard.encoding import get_encoding
 from chess_envs.standard.state import _native_table as chess_table
+from tests.los_alamos.board import Board as ReferenceBoard
 
 MUTATIONS = int(os.environ.get("CHESS_ENVS_FUZZ_MUTATIONS", "200000"))
 ORACLE_EVERY = 10
@@ -139,25 +140,18 @@ def test_los_alamos_fen_fuzz():
             assert game is not None, text
             assert game.fen() == reference.fen(), text
             assert sorted(LosAlamosState(text).legal_moves_by_action().values()) == sorted(
-                f"{m}" for m in map(_uci, reference.legal_moves())
+                map(move_uci, reference.legal_moves())
             ), text
     assert accepted > MUTATIONS // 50
-
-
-def _uci(move: int) -> str:
-    from chess_envs.los_alamos.board import move_uci
-
-    return move_uci(move)
 
 
 def test_four_player_fen4_fuzz():
     """The native FEN4 reader against the Python one: the same texts accepted (the same position
     and moves) or refused with a ValueError; whatever is accepted is safe natively (perft 2,
     planes, mask)."""
-    from chess_envs.four_player import FourPlayerState
-    from chess_envs.four_player.board import Board as ReferenceFourBoard
-    from chess_envs.four_player.native import native_board
+    from chess_envs.four_player import FourPlayerState, perft
     from chess_envs.four_player.state import game_text
+    from tests.four_player.board import Board as ReferenceFourBoard
 
     rng = random.Random(5)
     fens = seed_fens(FourPlayerState, 500, seed=6)
@@ -188,5 +182,5 @@ def test_four_player_fen4_fuzz():
         state.legal_action_mask()
         state.outcome()
         if accepted % 20 == 0:
-            native_board(state.board).perft(2)
+            perft(state.to_text(), 2, mode)
     assert accepted > MUTATIONS // 100

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from chess_envs.los_alamos import LosAlamosState
-from chess_envs.los_alamos.reference import ReferenceLosAlamosState
+from tests.los_alamos.reference import ReferenceLosAlamosState
 
 MAX_PLIES = 200
 

@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 import chess_envs  # noqa: F401  (registers the ids)
-from chess_envs.four_player.reference import ReferenceFourPlayerState
 from chess_envs.gym_env import GameEnv
-from chess_envs.los_alamos.reference import ReferenceLosAlamosState
-from chess_envs.standard.reference import ReferenceChessState
-from chess_envs.vector_env import GameVectorEnv, PythonBatch
+from chess_envs.vector_env import GameVectorEnv
+from tests.four_player.reference import ReferenceFourPlayerState
+from tests.los_alamos.reference import ReferenceLosAlamosState
+from tests.native.python_batch import PythonBatch
+from tests.standard.reference import ReferenceChessState
 
 
 def random_actions(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:

@@ -1,45 +1,49 @@
-"""The four-player chess rules engine (chess.com style, shared/reference/four_player/RULES.md).
+"""The Python four-player chess rules engine (chess.com style, shared/reference/four_player/RULES.md),
+the tests' reference for the native one.
 
-A 14x14 mailbox with precomputed rays over the 160 playable squares. Squares are
-``sq = 14 * row + col`` with ``row = 14 - rank`` (row 0 is rank 14, at Yellow's side) and
-``col = file - 'a'``: the order of FEN4 text. A square holds 0 when empty, else
-``colour << 3 | type`` with colours Red 0, Blue 1, Yellow 2, Green 3 and 4 for dead (grey)
-pieces, and types pawn 1, knight 2, bishop 3, rook 4, queen 5, king 6 and 7 for a queen promoted
-in Free-For-All (it moves as a queen, is worth 1 point and is written ``Q``).
-
-A move is the int ``from | to << 8 | promotion << 16 | flag << 20`` (flags: double step,
-en passant, castling). :meth:`Board.push` plays a move with the whole end-of-move processing of
-the mode (points, king captures, immediate checkmates in turn order, stalemate eliminations,
-dead pieces); :meth:`Board.pop` takes it back exactly. Draw rules and the claim-win ending are
-the game state's business (they need the history); the board ends the game only when one
-player (FFA) or one team (Teams, by king capture) is left, as the reference perft counts.
+A 14x14 mailbox with precomputed rays over the 160 playable squares. Squares, square codes and
+move ints are those of :mod:`chess_envs.four_player.notation`. :meth:`Board.push` plays a move
+with the whole end-of-move processing of the mode (points, king captures, immediate checkmates
+in turn order, stalemate eliminations, dead pieces); :meth:`Board.pop` takes it back exactly.
+Draw rules and the claim-win ending are the game state's business (they need the history); the
+board ends the game only when one player (FFA) or one team (Teams, by king capture) is left, as
+the reference perft counts.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-SIZE = 14
-NUM_SQUARES = SIZE * SIZE
-RED, BLUE, YELLOW, GREEN, DEAD = 0, 1, 2, 3, 4
-COLOURS = "rbyg"
-COLOUR_NAMES = ("Red", "Blue", "Yellow", "Green")
-PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, PROMOTED_QUEEN = 1, 2, 3, 4, 5, 6, 7
-PIECE_LETTERS = " PNBRQKQ"
-LETTER_TYPES = {"P": PAWN, "N": KNIGHT, "B": BISHOP, "R": ROOK, "Q": QUEEN, "K": KING}
-FFA, TEAMS = "ffa", "teams"
-MODES = (FFA, TEAMS)
-
-FLAG_DOUBLE, FLAG_EP, FLAG_CASTLE = 1, 2, 3
-
-START_FEN4 = (
-    "R-0,0,0,0-1,1,1,1-1,1,1,1-0,0,0,0-0-"
-    "x,x,x,yR,yN,yB,yK,yQ,yB,yN,yR,x,x,x/x,x,x,yP,yP,yP,yP,yP,yP,yP,yP,x,x,x/x,x,x,8,x,x,x/"
-    "bR,bP,10,gP,gR/bN,bP,10,gP,gN/bB,bP,10,gP,gB/bQ,bP,10,gP,gK/bK,bP,10,gP,gQ/"
-    "bB,bP,10,gP,gB/bN,bP,10,gP,gN/bR,bP,10,gP,gR/"
-    "x,x,x,8,x,x,x/x,x,x,rP,rP,rP,rP,rP,rP,rP,rP,x,x,x/x,x,x,rR,rN,rB,rQ,rK,rB,rN,rR,x,x,x"
+from chess_envs.four_player.notation import (
+    BISHOP,
+    DEAD,
+    FFA,
+    KING,
+    KNIGHT,
+    MODES,
+    NUM_SQUARES,
+    PAWN,
+    PLAYABLE,
+    PROMOTED_QUEEN,
+    QUEEN,
+    RED,
+    ROOK,
+    SIZE,
+    START_FEN4,
+    TEAMS,
+    YELLOW,
+    fen4_text,
+    is_playable,
+    move_text,
+    parse_square,
+    square_name,
 )
-"""The modern set-up (chess.com's standard), Red to move."""
+from chess_envs.native import core
+
+COLOUR_NAMES = ("Red", "Blue", "Yellow", "Green")
+LETTER_TYPES = {"P": PAWN, "N": KNIGHT, "B": BISHOP, "R": ROOK, "Q": QUEEN, "K": KING}
+FLAG_DOUBLE, FLAG_EP, FLAG_CASTLE = 1, 2, 3
 
 # Points for capturing a live piece, by type (FFA).
 CAPTURE_POINTS = (0, 1, 3, 5, 5, 9, 20, 1)
@@ -47,31 +51,6 @@ CHECKMATE_POINTS = 20
 STALEMATE_POINTS = 20
 DOUBLE_CHECK_POINTS = (1, 5)  # (moved piece is a queen, otherwise)
 TRIPLE_CHECK_POINTS = (5, 20)
-
-
-def is_playable(row: int, col: int) -> bool:
-    """True for the 160 squares of the cross-shaped board."""
-    if not (0 <= row < SIZE and 0 <= col < SIZE):
-        return False
-    return not ((row < 3 or row > 10) and (col < 3 or col > 10))
-
-
-PLAYABLE = tuple(is_playable(sq // SIZE, sq % SIZE) for sq in range(NUM_SQUARES))
-
-
-def square_name(sq: int) -> str:
-    return "abcdefghijklmn"[sq % SIZE] + str(SIZE - sq // SIZE)
-
-
-def parse_square(name: str) -> int:
-    """The square of a name such as ``h2`` or ``n11``; ValueError for corners and typos."""
-    if len(name) < 2 or name[0] not in "abcdefghijklmn" or not name[1:].isdigit():
-        raise ValueError(f"not a four-player chess square: {name!r}")
-    rank = int(name[1:])
-    row, col = SIZE - rank, "abcdefghijklmn".index(name[0])
-    if not 1 <= rank <= SIZE or not PLAYABLE[row * SIZE + col]:
-        raise ValueError(f"{name!r} is not one of the 160 playable squares")
-    return row * SIZE + col
 
 
 # Directions as (row step, col step): N E S W (orthogonal), then NE SE SW NW; N is towards rank 14.
@@ -175,58 +154,6 @@ IS_KNIGHT = tuple(code & 7 == KNIGHT for code in range(64))
 IS_KING = tuple(code & 7 == KING for code in range(64))
 IS_LIVE_KING = tuple(code & 7 == KING and code >> 3 < DEAD for code in range(64))
 SLIDER_FOR_DIRECTION = (ORTHOGONAL_SLIDER,) * 4 + (DIAGONAL_SLIDER,) * 4
-
-
-_CELL_TEXT = tuple(
-    "rbygd"[code >> 3] + PIECE_LETTERS[code & 7] if code & 7 and code >> 3 <= DEAD else "" for code in range(64)
-)
-
-
-def move_text(move: int) -> str:
-    """The reference notation of a move: ``h2-h3``, ``f7-f8=Q``; castling as the king's move."""
-    text = f"{square_name(move & 255)}-{square_name(move >> 8 & 255)}"
-    promotion = move >> 16 & 15
-    return text + "=" + PIECE_LETTERS[promotion] if promotion else text
-
-
-def fen4_text(
-    squares: list[int],
-    turn: int,
-    live: list[bool],
-    castling: list[list[int]] | list[list[bool]],
-    points: list[int],
-    halfmove_clock: int,
-    en_passant: list[tuple[int, int] | None],
-) -> str:
-    """FEN4 text of a position: ``en_passant`` holds each colour's live target (skipped, landing) or None."""
-    fields = [
-        "RBYG"[turn],
-        ",".join("0" if alive else "1" for alive in live),
-        ",".join(str(int(r)) for r in castling[0]),
-        ",".join(str(int(r)) for r in castling[1]),
-        ",".join(str(p) for p in points),
-        str(halfmove_clock),
-    ]
-    if any(en_passant):
-        entries = ",".join(f"'{square_name(t[0])}:{square_name(t[1])}'" if t else "''" for t in en_passant)
-        fields.append("{'enPassant':(" + entries + ")}")
-    rows = []
-    for start in range(0, NUM_SQUARES, SIZE):
-        cells, empty = [], 0
-        for sq in range(start, start + SIZE):
-            text = _CELL_TEXT[squares[sq]] if PLAYABLE[sq] else "x"
-            if text:
-                if empty:
-                    cells.append(str(empty))
-                    empty = 0
-                cells.append(text)
-            else:
-                empty += 1
-        if empty:
-            cells.append(str(empty))
-        rows.append(",".join(cells))
-    fields.append("/".join(rows))
-    return "-".join(fields)
 
 
 class Board:
@@ -954,3 +881,50 @@ def _parse_placement(placement: str) -> list[int]:
         if col != SIZE:
             raise ValueError(f"FEN4 rank {SIZE - row} ({rank!r}) accounts for {col} files, not 14")
     return squares
+
+
+def reference_perft(fen4: str, depth: int, mode: str = FFA) -> int:
+    """Leaf nodes of the legal-move tree at ``depth`` on the Python board, as the reference data
+    counts them (:func:`chess_envs.four_player.perft` counts the same on the native board).
+
+    A move that ends the game (FFA: the last opponent eliminated; Teams: a king captured) is a
+    leaf at its own depth. Eliminations happen inside each move; draw rules and the claim win are
+    ignored. The last ply is counted from the move list (bulk counting).
+    """
+    if depth < 0:
+        raise ValueError(f"depth must be >= 0, got {depth}")
+    board = Board(fen4, mode)
+    if depth == 0:
+        return 1
+
+    def count(d: int) -> int:
+        moves = board.legal_moves()
+        if d == 1:
+            return len(moves)
+        nodes = 0
+        for move in moves:
+            board.push(move)
+            if not board.game_over:
+                nodes += count(d - 1)
+            board.pop()
+        return nodes
+
+    return count(depth)
+
+
+def native_board(board: Board) -> Any:
+    """A native board holding a Python board's position (not its move stack)."""
+    en_passant: list[int] = []
+    for target in board.en_passant:
+        en_passant += list(target) if target else [-1, -1]
+    return core.FourPlayerBoard(
+        list(board.squares),
+        board.turn,
+        [bool(live) for live in board.live],
+        [bool(right) for right in board.castling[0]],
+        [bool(right) for right in board.castling[1]],
+        list(board.points),
+        board.halfmove_clock,
+        en_passant,
+        board.mode == TEAMS,
+    )

@@ -1,11 +1,11 @@
-"""The Los Alamos chess rules engine: a 6x6 mailbox with precomputed move tables.
+"""The Python Los Alamos rules engine, the tests' reference for the native one: a 6x6 mailbox
+with precomputed move tables.
 
 Rules and notation are Fairy-Stockfish's ``losalamos`` (see shared/reference/los_alamos/RULES.md):
 no bishops, no castling, no pawn double step, no en passant, promotion to Q, R or N.
 
-Squares are ``rank * 6 + file`` (a1 = 0, f1 = 5, a6 = 30, f6 = 35). A square holds 0 when empty,
-else the piece type (1 pawn, 2 knight, 3 rook, 4 queen, 5 king), positive for white and
-negative for black. A move is the int ``from | to << 6 | promotion << 12``.
+Squares, piece codes and move ints are those of :mod:`chess_envs.los_alamos.encoding`. A square
+holds 0 when empty, else the piece type, positive for white and negative for black.
 
 Legal moves come from pins and checks found once per position by walking the eight rays from
 the mover's king, so only king moves need an attack test; make and unmake touch two squares.
@@ -13,14 +13,21 @@ the mover's king, so only king moves need an attack test; make and unmake touch 
 
 from __future__ import annotations
 
-SIZE = 6
-NUM_SQUARES = SIZE * SIZE
-PAWN, KNIGHT, ROOK, QUEEN, KING = 1, 2, 3, 4, 5
-PIECE_LETTERS = {PAWN: "p", KNIGHT: "n", ROOK: "r", QUEEN: "q", KING: "k"}
-LETTER_PIECES = {letter: piece for piece, letter in PIECE_LETTERS.items()}
-PROMOTIONS = (QUEEN, ROOK, KNIGHT)
+from chess_envs.los_alamos.encoding import (
+    KING,
+    KNIGHT,
+    LETTER_PIECES,
+    NUM_SQUARES,
+    PAWN,
+    PIECE_LETTERS,
+    QUEEN,
+    ROOK,
+    SIZE,
+    square_name,
+)
+from chess_envs.los_alamos.state import START_FEN
+
 WHITE, BLACK = 0, 1
-START_FEN = "rnqknr/pppppp/6/6/PPPPPP/RNQKNR w - - 0 1"
 MAX_CLOCK = 1_000_000  # move clocks above this are refused (the native core stores them in an int)
 
 # Directions N, NE, E, SE, S, SW, W, NW as (file step, rank step); even indices are orthogonal.
@@ -30,16 +37,6 @@ KNIGHT_STEPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (
 
 def square(file: int, rank: int) -> int:
     return rank * SIZE + file
-
-
-def square_name(sq: int) -> str:
-    return "abcdef"[sq % SIZE] + str(sq // SIZE + 1)
-
-
-def parse_square(name: str) -> int:
-    if len(name) != 2 or name[0] not in "abcdef" or name[1] not in "123456":
-        raise ValueError(f"not a Los Alamos square: {name!r}")
-    return square("abcdef".index(name[0]), int(name[1]) - 1)
 
 
 def _on_board(file: int, rank: int) -> bool:
@@ -74,13 +71,6 @@ PAWN_PUSH = tuple(
     for step in PAWN_FORWARD
 )
 LAST_RANK = (SIZE - 1, 0)
-
-
-def move_uci(move: int) -> str:
-    """UCI text of a move int, e.g. ``a5a6q``."""
-    promotion = move >> 12
-    text = square_name(move & 63) + square_name((move >> 6) & 63)
-    return text + PIECE_LETTERS[promotion] if promotion else text
 
 
 class Board:
@@ -352,15 +342,3 @@ class Board:
     @property
     def move_stack(self) -> list[int]:
         return [entry[0] for entry in self._stack]
-
-    def parse_uci(self, text: str) -> int:
-        """The move int of UCI text (legal or not); ValueError when it is malformed."""
-        if not isinstance(text, str) or len(text) not in (4, 5):
-            raise ValueError(f"malformed UCI move {text!r}")
-        origin, target = parse_square(text[:2]), parse_square(text[2:4])
-        promotion = 0
-        if len(text) == 5:
-            promotion = LETTER_PIECES.get(text[4], 0)
-            if promotion not in PROMOTIONS:
-                raise ValueError(f"malformed UCI move {text!r}: promotion must be q, r or n")
-        return origin | target << 6 | promotion << 12

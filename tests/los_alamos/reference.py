@@ -1,5 +1,5 @@
-"""The pure-Python reference of Los Alamos chess over our 6x6 Python engine (board.py), which the
-native :class:`~chess_envs.los_alamos.LosAlamosState` is tested against; not on any hot path.
+"""The pure-Python reference of Los Alamos chess over the Python engine (tests/los_alamos/board.py),
+which the native :class:`~chess_envs.los_alamos.LosAlamosState` is tested against.
 
 Its planes and actions are those documented in :mod:`chess_envs.los_alamos.state`.
 """
@@ -10,65 +10,32 @@ from typing import ClassVar
 
 import numpy as np
 
-from chess_envs.core import (
-    HistoryState,
-    Outcome,
-    Termination,
-    as_action,
-    check_flag,
-    check_history,
-    check_text,
-    queen_knight_layout,
-)
-from chess_envs.los_alamos.board import (
+from chess_envs.core import Outcome, Termination, as_action, check_flag, check_history, check_text
+from chess_envs.los_alamos.encoding import (
+    DECODE,
+    ENCODE,
     KING,
     KNIGHT,
+    MIRROR,
+    NUM_ACTIONS,
     NUM_SQUARES,
     PAWN,
     PIECE_LETTERS,
     QUEEN,
     ROOK,
     SIZE,
-    START_FEN,
-    WHITE,
-    Board,
     move_uci,
+    parse_uci,
 )
+from chess_envs.los_alamos.state import _META_PLANES, _PLANES_PER_STEP, START_FEN
+from tests.history_state import HistoryState
+from tests.los_alamos.board import WHITE, Board
 
-_PLANES_PER_STEP = 12
-_META_PLANES = 3
 _MAX_PLY_SCALE = 512.0
 _FIFTY_MOVES = 100
 _PIECE_VALUES = {PAWN: 1, KNIGHT: 3, ROOK: 5, QUEEN: 9, KING: 0}
-_LAYOUT = queen_knight_layout(SIZE, (KNIGHT, ROOK))
-NUM_ACTIONS = len(_LAYOUT)
-_MIRROR = [(SIZE - 1 - sq // SIZE) * SIZE + sq % SIZE for sq in range(NUM_SQUARES)]
 _PIECE_CODES = np.array([PAWN, KNIGHT, ROOK, QUEEN, KING, -PAWN, -KNIGHT, -ROOK, -QUEEN, -KING], dtype=np.int8)
-
-
-def _move_tables() -> tuple[list[dict[int, int]], list[list[int]]]:
-    """Per colour: move int -> action, and action -> move int (-1 off the board)."""
-    encode: list[dict[int, int]] = [{}, {}]
-    decode: list[list[int]] = [[-1] * NUM_ACTIONS, [-1] * NUM_ACTIONS]
-    for colour in (0, 1):
-        flip = (lambda sq: sq) if colour == WHITE else _MIRROR.__getitem__
-        for action, entry in enumerate(_LAYOUT):
-            if entry is None:
-                continue
-            origin, target, promotion = entry
-            move = flip(origin) | flip(target) << 6 | (promotion or 0) << 12
-            encode[colour][move] = action
-            decode[colour][action] = move
-            if promotion is None and target // SIZE == SIZE - 1:
-                # A pawn reaching the last rank by a queen-like move promotes to a queen.
-                queen = move | QUEEN << 12
-                encode[colour][queen] = action
-                decode[colour][action] = move  # the move text gains "q" when a pawn makes it
-    return encode, decode
-
-
-_ENCODE, _DECODE = _move_tables()
-_FLIP_INDEX = np.array(_MIRROR)
+_FLIP_INDEX = np.array(MIRROR)
 
 
 class ReferenceLosAlamosState(HistoryState):
@@ -123,7 +90,7 @@ class ReferenceLosAlamosState(HistoryState):
         return self.board.turn
 
     def _generate_legal(self) -> dict[int, int]:
-        encode = _ENCODE[self.board.turn]
+        encode = ENCODE[self.board.turn]
         return {encode[move]: move for move in self.board.legal_moves()}
 
     def apply_move(self, move: str) -> None:
@@ -133,7 +100,7 @@ class ReferenceLosAlamosState(HistoryState):
     def action_to_move(self, action: int) -> str:
         """UCI text of ``action`` for the side to move (it need not be legal)."""
         action = as_action(action, NUM_ACTIONS)
-        move = _DECODE[self.board.turn][action]
+        move = DECODE[self.board.turn][action]
         if move < 0:
             raise ValueError(f"action {action} leaves the 6x6 board")
         origin, target = move & 63, (move >> 6) & 63
@@ -143,7 +110,7 @@ class ReferenceLosAlamosState(HistoryState):
 
     def move_to_action(self, move: str) -> int:
         """Action index of the UCI move text ``move`` for the side to move (legal or not)."""
-        action = _ENCODE[self.board.turn].get(self.board.parse_uci(move))
+        action = ENCODE[self.board.turn].get(parse_uci(move))
         if action is None:
             raise ValueError(f"move {move} has no action in the Los Alamos encoding")
         return action

@@ -1,5 +1,5 @@
 """The pure-Python reference of standard chess (python-chess's rules, our encoding), which the native
-:class:`~chess_envs.standard.ChessState` is tested against at every ply; not on any hot path.
+:class:`~chess_envs.standard.ChessState` is tested against at every ply.
 
 Its planes and actions are those documented in :mod:`chess_envs.standard.state`.
 """
@@ -12,12 +12,12 @@ import chess
 import chess.svg
 import numpy as np
 
-from chess_envs.core import HistoryState, Outcome, Termination, as_action, check_flag, check_history, check_text
+from chess_envs.core import Outcome, Termination, as_action, check_flag, check_history, check_text
 from chess_envs.standard.encoding import ActionEncoding, get_encoding
+from chess_envs.standard.state import _META_PLANES, _PLANES_PER_STEP, validate_board
+from tests.history_state import HistoryState
 
 _ALL = (1 << 64) - 1
-_PLANES_PER_STEP = 14
-_META_PLANES = 7
 _MAX_PLY_SCALE = 512.0
 _NO_PROGRESS_SCALE = 150.0
 _PIECE_VALUES = ((chess.PAWN, 1), (chess.KNIGHT, 3), (chess.BISHOP, 3), (chess.ROOK, 5), (chess.QUEEN, 9))
@@ -40,14 +40,6 @@ def _frame_gather(player: int, steps: int) -> np.ndarray:
         source = ((steps - 1 - step) * _PLANES_PER_STEP + _PLANE_ORDER[player][plane]) * 8 + byte
         _gather_cache[key] = source.ravel()
     return _gather_cache[key]
-
-
-def validate_board(board: chess.Board, fen: str) -> None:
-    """A ValueError naming python-chess's reasons when ``board`` (read from ``fen``) is not a valid position."""
-    status = board.status()
-    if status != chess.STATUS_VALID:
-        reasons = [str(flag.name).lower().replace("_", " ") for flag in chess.Status if flag and flag in status]
-        raise ValueError(f"invalid chess position {fen!r}: {', '.join(reasons)}")
 
 
 class ReferenceChessState(HistoryState):

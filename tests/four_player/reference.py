@@ -1,5 +1,5 @@
 """The pure-Python reference of four-player chess (the Python board, numpy planes), which the native
-:class:`~chess_envs.four_player.FourPlayerState` is tested against at every ply; not on any hot path.
+:class:`~chess_envs.four_player.FourPlayerState` is tested against at every ply.
 Planes, actions and outcomes are those documented in :mod:`chess_envs.four_player.state`.
 """
 
@@ -9,9 +9,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from chess_envs.core import HistoryState, Outcome, Termination, as_action, check_flag, check_history, check_text
-from chess_envs.four_player.board import (
+from chess_envs.core import Outcome, Termination, as_action, check_flag, check_history, check_text
+from chess_envs.four_player.notation import (
     BISHOP,
+    DEAD,
     FFA,
     KING,
     KNIGHT,
@@ -19,35 +20,54 @@ from chess_envs.four_player.board import (
     PAWN,
     PIECE_LETTERS,
     PLAYABLE,
-    PROMOTION_SQUARES,
+    PROMOTED_QUEEN,
+    QUEEN,
     ROOK,
     SIZE,
     START_FEN4,
     TEAMS,
-    Board,
     move_text,
     parse_square,
 )
 from chess_envs.four_player.state import (
-    _CLAIM_WIN_LEAD,
-    _CLAIM_WIN_POINTS,
     _DECODE,
-    _DRAW_POINTS,
     _ENCODE,
-    _FIFTY_MOVES,
-    _FRAME_INDEX,
-    _KEY_PROMOTION,
-    _MAX_PLY_SCALE,
     _META_PLANES,
     _PIECE_VALUES,
-    _PLANE_IDS,
-    _PLANE_OF,
     _PLANES_PER_STEP,
-    _POINTS_SCALE,
+    FROM_FRAME,
     NUM_ACTIONS,
     _team_returns,
     standings_returns,
 )
+from tests.four_player.board import PROMOTION_SQUARES, Board
+from tests.history_state import HistoryState
+
+_MAX_PLY_SCALE = 1024.0
+_FIFTY_MOVES = 100
+_POINTS_SCALE = 200.0
+_CLAIM_WIN_LEAD = 21
+_CLAIM_WIN_POINTS = 20
+_DRAW_POINTS = 10
+_KEY_PROMOTION = {0: 0, QUEEN: 0, PROMOTED_QUEEN: 0, ROOK: ROOK, KNIGHT: KNIGHT, BISHOP: BISHOP}
+_TYPE_PLANE = (-1, 0, 1, 2, 3, 4, 5, 4)
+
+
+def _plane_tables() -> np.ndarray:
+    """``table[player, code]``: the history plane (0..24) of a square code, 25 for empty."""
+    table = np.full((4, 64), _PLANES_PER_STEP, dtype=np.int64)
+    for player in range(4):
+        for code in range(64):
+            colour, kind = code >> 3, code & 7
+            if not kind or colour > DEAD:
+                continue
+            table[player, code] = 24 if colour == DEAD else ((colour - player) % 4) * 6 + _TYPE_PLANE[kind]
+    return table
+
+
+_PLANE_OF = _plane_tables()
+_FRAME_INDEX = np.array(FROM_FRAME)
+_PLANE_IDS = np.arange(_PLANES_PER_STEP)[None, :, None]
 
 
 class ReferenceFourPlayerState(HistoryState):
