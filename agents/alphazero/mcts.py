@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,6 @@ from agents.alphazero.mcts_config import (
     MCTSConfig,
     PolicyOutput,
     check_not_over,
-    root_statistics,
     sample_visits,
     temperatures,
 )
@@ -189,23 +189,27 @@ class MCTS:
         self, search: Any, trees: list[SearchTree], temps: np.ndarray, rng: np.random.Generator
     ) -> PolicyOutput:
         """The chosen moves and root statistics, trees in order (random numbers drawn in that order)."""
-        chosen, legal, weights, counts = [], [], [], []
-        root_values, scores = np.zeros(len(trees), np.float32), np.zeros(len(trees), np.float32)
-        for i, tree in enumerate(trees):
-            handle = tree._native
-            actions, visits = handle.root_visits()
-            weights.append(search.improved_policy(handle, self.config.gumbel).astype(np.float32))
-            action = search.choose(handle, bool(temps[i] <= 0))
-            if action < 0:
-                action = int(actions[sample_visits(visits, temps[i], rng)])
-            root = tree.root
-            assert root is not None
-            root_values[i], scores[i] = root_statistics(root, int(np.flatnonzero(actions == action)[0]))
-            chosen.append(int(action))
-            legal.append(actions)
-            counts.append(visits)
-        action = np.array(chosen, dtype=np.int64)
-        return PolicyOutput(action, tuple(legal), tuple(weights), tuple(counts), root_values, scores, tuple(trees))
+        actions, visits, values, weights, offsets, network, action = search.answers(
+            [tree._native for tree in trees], [bool(t <= 0) for t in temps], self.config.gumbel
+        )
+        starts = offsets[:-1]
+        for i in np.flatnonzero(action < 0):  # sampled by visit counts, trees in order
+            edges = slice(starts[i], offsets[i + 1])
+            action[i] = actions[edges][sample_visits(visits[edges], temps[i], rng)]
+        chosen = np.flatnonzero(actions == np.repeat(action, np.diff(offsets)))  # one edge per tree
+        total = np.add.reduceat(visits, starts)
+        root_values = np.where(total > 0, np.add.reduceat(values, starts) / np.maximum(total, 1), network)
+        scores = np.where(visits[chosen] > 0, values[chosen] / np.maximum(visits[chosen], 1), root_values)
+        pairs = list(pairwise(offsets.tolist()))
+        return PolicyOutput(
+            action,
+            tuple(actions[a:b] for a, b in pairs),
+            tuple(weights[a:b] for a, b in pairs),
+            tuple(visits[a:b] for a, b in pairs),
+            root_values.astype(np.float32),
+            scores.astype(np.float32),
+            tuple(trees),
+        )
 
     def _native_search(self, state: GameState) -> Any:
         """The native search for the state's game, with the current config (cheap to build)."""

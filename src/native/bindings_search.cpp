@@ -224,7 +224,39 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
         .def(
             "improved_policy", [](const S& s, T& t, bool gumbel) { return owned(s.improved_policy(t, gumbel)); },
             "tree"_a, "gumbel"_a)
-        .def("choose", [](const S& s, T& t, bool greedy) { return s.choose(t, greedy); }, "tree"_a, "greedy"_a);
+        .def(
+            "choose", [](const S& s, T& t, bool greedy) { return s.choose(t, greedy); }, "tree"_a, "greedy"_a)
+        .def(
+            "answers",
+            [](const S& s, const std::vector<T*>& trees, const std::vector<bool>& greedy, bool gumbel) {
+                if (greedy.size() != trees.size())
+                    throw std::invalid_argument("answers() takes one greedy flag per tree");
+                std::vector<std::int64_t> actions, choices, offsets{0};
+                std::vector<double> visits, values, network;
+                std::vector<float> policy;
+                for (std::size_t i = 0; i < trees.size(); ++i) {
+                    if (trees[i] == nullptr) throw std::invalid_argument("answers() takes trees, not None");
+                    const T& t = *trees[i];
+                    std::vector<double> weights = s.improved_policy(*trees[i], gumbel);
+                    choices.push_back(s.choose(*trees[i], greedy[i]));
+                    const Node& n = S::current_root(t);
+                    auto a = std::ptrdiff_t(n.first), b = a + n.count;
+                    actions.insert(actions.end(), t.action.begin() + a, t.action.begin() + b);
+                    visits.insert(visits.end(), t.visits.begin() + a, t.visits.begin() + b);
+                    values.insert(values.end(), t.values.begin() + a, t.values.begin() + b);
+                    policy.insert(policy.end(), weights.begin(), weights.end());
+                    network.push_back(n.value[std::size_t(n.player)]);
+                    offsets.push_back(std::int64_t(actions.size()));
+                }
+                return nb::make_tuple(owned(std::move(actions)), owned(std::move(visits)), owned(std::move(values)),
+                                      owned(std::move(policy)), owned(std::move(offsets)), owned(std::move(network)),
+                                      owned(std::move(choices)));
+            },
+            "trees"_a, "greedy"_a, "gumbel"_a,
+            "What a search call answers for its trees, in one call, the trees' root edges end to end: (legal "
+            "actions, visit counts, value sums for each root's mover, improved_policy(gumbel) as float32, offsets "
+            "[trees + 1] where each tree's edges start, the network's value of each root for its mover, "
+            "choose(greedy) per tree).");
 }
 
 }  // namespace

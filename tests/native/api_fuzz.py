@@ -274,8 +274,12 @@ class Harness:
             search.receive(np.ascontiguousarray(logits), np.ascontiguousarray(values))
         elif op == "abort":
             search.abort()
-        elif op == "choose":
+        elif op == "choose" and self.rng.random() < 0.5:
             search.choose(self.rng.choice(handles), self.rng.random() < 0.5)
+        elif op == "choose":  # all the trees' answers at once, sometimes with a flag too few or too many
+            chosen = self.rng.sample(handles, self.rng.randint(0, len(handles)))
+            flags = [self.rng.random() < 0.5 for _ in range(len(chosen) + self.rng.choice((-1, 0, 0, 0, 1)))]
+            search.answers(chosen, flags, self.rng.random() < 0.5)
         elif op == "noise":
             handle = self.rng.choice(handles)
             size = max(handle.root_size, 0)

@@ -116,6 +116,7 @@ def test_the_native_search_refuses_a_terminal_root():
         assert search.collect(planes(state, 8)) == -1
         expect(ValueError, "game is over", search.choose, tree, True)
         expect(ValueError, "game is over", search.improved_policy, tree, True)
+        expect(ValueError, "game is over", search.answers, [tree], [True], False)
         expect(ValueError, "game is over", search.start_gumbel, tree, np.zeros(0), 8, 16)
         expect(ValueError, "game is over", search.mix_noise, tree, np.zeros(0), 0.25)
         """
@@ -306,6 +307,9 @@ def test_calls_out_of_order_or_on_a_tree_without_root_are_clear_errors():
         expect(ValueError, "no root", search.begin, [tree], 8)
         expect(RuntimeError, "has not run", search.choose, tree, True)
         expect(RuntimeError, "has not run", search.improved_policy, tree, False)
+        expect(RuntimeError, "has not run", search.answers, [tree], [False], False)
+        expect(ValueError, "None", search.answers, [None], [False], False)
+        expect(ValueError, "one greedy flag per tree", search.answers, [tree], [False, True], False)
         expect(RuntimeError, "has not run", search.mix_noise, tree, np.ones(20) / 20, 0.25)
         expect(RuntimeError, "has not run", search.start_gumbel, tree, np.zeros(20), 8, 4)
         expect(RuntimeError, "no wave", search.receive, *outputs(state, 1))
@@ -566,11 +570,14 @@ def test_two_threads_hammering_one_search_never_crash():
         trees = [SearchTree(state) for state in states]
         EVAL_ACTIONS, EVAL_VALUES = states[0].num_actions, 1
         mcts = MCTS(flat, 2, MCTSConfig(simulations=16, threads=2))
-        counts = {"ran": 0, "in use": 0}
 
         def hammer(seed):
+            # Each thread goes on until 250 of its own calls ran, however often the other refused it.
             rng = np.random.default_rng(seed)
-            for _ in range(400):
+            ran = 0
+            for _ in range(20_000):
+                if ran == 250:
+                    break
                 tree = trees[int(rng.integers(3))]
                 try:
                     roll = rng.random()
@@ -584,21 +591,22 @@ def test_two_threads_hammering_one_search_never_crash():
                         tree.state.apply(int(rng.choice(tree.state.legal_actions())))
                     elif tree.state._game.plies:
                         tree.state.undo()
-                    counts["ran"] += 1
+                    ran += 1
                 except InUseError:
-                    counts["in use"] += 1
+                    refused[seed] += 1
                 except (ValueError, RuntimeError) as error:  # the other thread moved the game first
                     if not re.search("not legal|no move to take back|game is over", str(error)):
                         errors.append(repr(error))
                 except Exception as error:
                     errors.append(repr(error))
+            done[seed] = ran
 
-        errors = []
+        errors, done, refused = [], [0, 0], [0, 0]
         workers = [threading.Thread(target=hammer, args=(seed,)) for seed in range(2)]
         for worker in workers: worker.start()
         for worker in workers: worker.join()
         assert not errors, errors
-        assert counts["ran"] > 400, counts
+        assert done == [250, 250], (done, refused)
         for tree in trees:
             if not tree.state.is_terminal():
                 assert mcts.policy([tree], np.random.default_rng(0)).action[0] in tree.state.legal_actions()
