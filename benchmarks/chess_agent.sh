@@ -15,7 +15,7 @@ python -m train.distill --game chess --teacher "stockfish?depth=8" --positions "
     --stage data --run-name "$run" --resume --progress false
 echo "data wall time: $(( $(date +%s) - start )) s"
 learn=$(date +%s)
-python -m train.distill --game chess --teacher "stockfish?depth=8" --filters 64 --blocks 6 --steps 1000000 \
+python -m train.distill --game chess --teacher "stockfish?depth=8" --filters 64 --blocks 6 --total-steps 1000000 \
     --minutes "$minutes" --stage learn --run-name "$run" --resume --progress false
 echo "learning wall time: $(( $(date +%s) - learn )) s; in all $(( $(date +%s) - start )) s"
 python -m agents.alphazero.checkpoint "runs/$run/checkpoints/last.pt" "runs/$run/model.pt"

@@ -21,11 +21,12 @@ import torch
 from agents.alphazero.agent import NetworkEvaluator
 from agents.alphazero.checkpoint import load_network
 from agents.shipped import shipped_checkpoint
-from train.alphazero_config import PRESETS, Args, self_play_search
+from train.alphazero_config import PRESETS, AlphaZeroConfig, self_play_search
+from train.config import build
 from train.selfplay import SelfPlay
 
 
-def games_per_minute(args: Args, moves: int, seed: int) -> tuple[float, int]:
+def games_per_minute(args: AlphaZeroConfig, moves: int, seed: int) -> tuple[float, int]:
     """(games per minute, games finished) of one self-play run of ``moves`` moves."""
     network, _ = load_network(shipped_checkpoint(args.game), args.game)
     self_play = SelfPlay(
@@ -50,7 +51,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     options = parser.parse_args()
-    args = Args(**PRESETS[options.preset])
+    args = build(AlphaZeroConfig, **PRESETS[options.preset])
     rates = []
     for run in range(options.runs):
         rate, finished = games_per_minute(args, options.moves, options.seed)

@@ -1,25 +1,20 @@
-"""AlphaZero training on Ray: self-play actors and a learner actor, weights through the object store.
+"""Self-play on Ray actors, for the loop of ``train/alphazero.py`` (``--backend ray``).
 
     python -m train.alphazero --preset smoke --backend ray                     # a local Ray
     python -m train.alphazero --preset los_alamos --backend ray --ray-workers 8 --ray-address auto
 
-The learner actor owns a :class:`~train.learner.Learner` (network, optimizer, schedule, replay
-buffer, counters, checkpoints, logs); each self-play actor owns a :class:`~train.selfplay.SelfPlay`
-with its own copy of the network and hands its finished games back. These are the same two
-pieces the local script wires, used as they are. Every iteration the driver puts the learner's weights into Ray's
-object store once, every actor plays ``moves_per_iteration`` moves in its games with them, and
-the learner adds the games and takes ``steps_per_iteration`` steps. Self-play actors restart
-by themselves when they die (``max_restarts=-1``); the games they had in flight are lost, the
-learner's state is not. Calls made while an actor restarts wait for it (``max_task_retries=-1``).
+This module only places the pieces: each actor owns a :class:`~train.selfplay.SelfPlay` with its
+own copy of the network; the learner stays in the driver, as in a local run. Every iteration
+the learner's weights go into Ray's object store once, every actor plays ``moves_per_iteration``
+moves in its games with them and hands its finished games back. Actors restart by themselves
+when they die (``max_restarts=-1``); the games they had in flight are lost, the learner's state
+is not. Calls made while an actor restarts wait for it (``max_task_retries=-1``).
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
-from dataclasses import asdict, replace
-from pathlib import Path
 
 import numpy as np
 import ray
@@ -28,8 +23,11 @@ from ray.exceptions import RayActorError
 
 from agents.alphazero.agent import NetworkEvaluator
 from agents.alphazero.network import AlphaZeroNet, resolve_device
-from train.alphazero_config import Args, network_config, self_play_search
+from train.alphazero_config import AlphaZeroConfig, self_play_search
+from train.config import from_dict, to_dict
 from train.learner import Learner
+from train.players import Played
+from train.sections import network_config
 from train.selfplay import FinishedGame, SelfPlay
 
 
@@ -37,14 +35,15 @@ from train.selfplay import FinishedGame, SelfPlay
 class SelfPlayActor:
     """Plays batched self-play games with the weights it is given; owns no optimizer or replay."""
 
-    def __init__(self, args: dict, index: int) -> None:
+    def __init__(self, config: dict, index: int) -> None:
         torch.set_num_threads(1)
-        settings = Args(**args)
+        settings = from_dict(AlphaZeroConfig, config)
         device = resolve_device(settings.device)
         self.network = AlphaZeroNet(network_config(settings)).to(device).eval()
+        self.evaluator = NetworkEvaluator(self.network, device)
         self.self_play = SelfPlay(
             settings.game,
-            NetworkEvaluator(self.network, device),
+            self.evaluator,
             self_play_search(settings),
             settings.games_in_parallel,
             settings.temperature_plies,
@@ -53,110 +52,53 @@ class SelfPlayActor:
             settings.value_target_q,
         )
 
-    def play(self, weights: dict, moves: int) -> tuple[list[FinishedGame], int]:
-        """Finished games after ``moves`` moves with ``weights``, and the network evaluations it took."""
+    def play(self, weights: dict, moves: int) -> tuple[list[FinishedGame], int, float]:
+        """Finished games after ``moves`` moves with ``weights``, the network evaluations and seconds it took."""
         self.network.load_state_dict(weights)
         self.self_play.forget_evaluations()  # evaluations of the old weights
-        evaluations = self.self_play.network_evaluations
+        evaluations, seconds = self.self_play.network_evaluations, self.evaluator.seconds
         games = self.self_play.play(moves)
-        return games, self.self_play.network_evaluations - evaluations
+        return games, self.self_play.network_evaluations - evaluations, self.evaluator.seconds - seconds
 
     def pid(self) -> int:
         """The actor's process id (a restarted actor has a new one)."""
         return os.getpid()
 
 
-@ray.remote(max_restarts=0)
-class LearnerActor:
-    """The run's :class:`~train.learner.Learner`: replay buffer, learner steps, counters, checkpoints."""
+class RaySelfPlay:
+    """``ray_workers`` self-play actors (on a Ray it starts, or the cluster at ``ray_address``)."""
 
-    def __init__(self, args: dict, resume: bool) -> None:
-        self.learner = Learner(Args(**args))
-        self.resumed = resume and bool(self.learner.checkpoints())
-        if self.resumed:
-            self.learner.restore()
+    def __init__(self, config: AlphaZeroConfig, learner: Learner) -> None:
+        self.config, self.learner = config, learner
+        self.started_ray = not ray.is_initialized()
+        if self.started_ray:
+            ray.init(
+                address=config.ray_address or None,
+                num_cpus=None if config.ray_address else max(2, config.ray_workers),
+                include_dashboard=False,
+                log_to_driver=False,
+            )
+        settings = to_dict(config)
+        self.actors = [SelfPlayActor.options(num_cpus=1).remote(settings, i) for i in range(config.ray_workers)]
+        self.restarts = 0
 
-    def add_games(self, games: list[FinishedGame], nn_evaluations: int) -> None:
-        self.learner.add_games(games, nn_evaluations)
+    def play(self, moves: int) -> Played:
+        tick = time.monotonic()
+        weights = ray.put(self.learner.weights())
+        played = Played([], 0, 0.0, 0.0, 0)
+        for future in [actor.play.remote(weights, moves) for actor in self.actors]:
+            try:
+                games, evaluations, network_seconds = ray.get(future)
+            except RayActorError:
+                self.restarts += 1  # gave up on this call; Ray restarts the actor
+                continue
+            played.games += games
+            played.evaluations += evaluations
+            played.network_seconds += network_seconds
+            played.positions += moves * self.config.games_in_parallel
+        played.seconds, played.restarts = time.monotonic() - tick, self.restarts
+        return played
 
-    def learn(self, steps: int) -> dict[str, float]:
-        learner = self.learner
-        steps_before = learner.counters["learner_steps"]
-        losses = learner.learn(steps)
-        learner.counters["iteration"] += 1
-        if learner.due_for_checkpoint(steps_before):
-            learner.save()
-        return losses
-
-    def weights(self) -> dict:
-        return self.learner.weights()
-
-    def counters(self) -> dict:
-        return {**self.learner.counters, "replay_size": len(self.learner.replay), "resumed": self.resumed}
-
-    def evaluate(self) -> dict[str, float]:
-        return self.learner.evaluate()
-
-    def log(self, values: dict[str, float]) -> None:
-        self.learner.log(values)
-
-    def save(self) -> str:
-        path = str(self.learner.save())
-        self.learner.close()
-        return path
-
-
-def train(args: Args, on_iteration: Callable[[int, list, object], None] | None = None) -> Path:
-    """Run the training loop on Ray; ``on_iteration(iteration, actors, learner)`` is a test hook."""
-    args = replace(args, runs_dir=str(Path(args.runs_dir).resolve()))
-    settings = asdict(args)
-    started_ray = not ray.is_initialized()
-    if started_ray:
-        ray.init(
-            address=args.ray_address or None,
-            num_cpus=None if args.ray_address else max(2, args.ray_workers),
-            include_dashboard=False,
-            log_to_driver=False,
-        )
-    try:
-        learner = LearnerActor.options(num_cpus=0).remote(settings, args.resume)
-        actors = [SelfPlayActor.options(num_cpus=1).remote(settings, i) for i in range(args.ray_workers)]
-        restarts = 0
-        started = time.monotonic()
-        iteration = ray.get(learner.counters.remote())["iteration"]
-        while not (args.iterations and iteration >= args.iterations):
-            if args.minutes and time.monotonic() - started >= args.minutes * 60:
-                break
-            weights = ray.put(ray.get(learner.weights.remote()))
-            for future in [actor.play.remote(weights, args.moves_per_iteration) for actor in actors]:
-                try:
-                    games, evaluations = ray.get(future)
-                except RayActorError:
-                    restarts += 1  # gave up on this call; Ray restarts the actor
-                    continue
-                ray.get(learner.add_games.remote(games, evaluations))
-            losses = ray.get(learner.learn.remote(args.steps_per_iteration))
-            iteration += 1
-            if args.eval_every and iteration % args.eval_every == 0:
-                losses = {**losses, **ray.get(learner.evaluate.remote())}
-            counters = ray.get(learner.counters.remote())
-            values = {
-                **losses,
-                "charts/games": counters["games"],
-                "charts/replay_size": counters["replay_size"],
-                "charts/actor_restarts": restarts,
-            }
-            ray.get(learner.log.remote(values))
-            if args.progress:
-                print(
-                    f"iteration {iteration}: {counters['games']} games, {counters['learner_steps']} learner steps, "
-                    f"{restarts} actor restarts {losses}"
-                )
-            if on_iteration is not None:
-                on_iteration(iteration, actors, learner)
-        path = Path(ray.get(learner.save.remote()))
-        print(f"saved {path} ({restarts} self-play actor restarts)")
-        return path
-    finally:
-        if started_ray:
+    def close(self) -> None:
+        if self.started_ray:
             ray.shutdown()

@@ -8,21 +8,15 @@ import torch
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-import agents.dqn as dqn
+import train.dqn_checkpoint as dqn_checkpoint
+import train.dqn_learner as dqn
 from agents import make_agent
 from agents.base import AgentError
-from agents.dqn import (
-    CompactReplayBuffer,
-    DQNCheckpointError,
-    DuelingHead,
-    MaskableDQN,
-    masked_max,
-    read_checkpoint,
-    restore_model,
-    save_model,
-)
+from agents.dqn import DQNCheckpointError, DuelingHead, read_checkpoint
 from chess_envs import LosAlamosState
 from chess_envs.gym_env import GameEnv
+from train.dqn_checkpoint import restore_model, save_model
+from train.dqn_learner import CompactReplayBuffer, MaskableDQN, masked_max
 
 
 def tiny_model(env, **kwargs) -> MaskableDQN:
@@ -231,8 +225,8 @@ def test_a_trusted_sb3_zip_can_be_imported_explicitly(tmp_path, capsys):
     with pytest.raises(AgentError, match="stable-baselines3 zip.*--trust-pickle"):
         make_agent(f"dqn:{tmp_path / 'sb3.zip'}", "los_alamos")
     with pytest.raises(SystemExit) as refused:
-        dqn.main(["import-sb3", str(tmp_path / "sb3.zip"), str(tmp_path / "safe.pt")])
+        dqn_checkpoint.main(["import-sb3", str(tmp_path / "sb3.zip"), str(tmp_path / "safe.pt")])
     assert refused.value.code == 2 and "--trust-pickle" in capsys.readouterr().err
-    dqn.main(["import-sb3", str(tmp_path / "sb3.zip"), str(tmp_path / "safe.pt"), "--trust-pickle"])
+    dqn_checkpoint.main(["import-sb3", str(tmp_path / "sb3.zip"), str(tmp_path / "safe.pt"), "--trust-pickle"])
     agent = make_agent(f"dqn:{tmp_path / 'safe.pt'}", "los_alamos")
     assert LosAlamosState().legal_action_mask()[agent.select_action(LosAlamosState())]

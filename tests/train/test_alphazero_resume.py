@@ -80,13 +80,15 @@ def test_no_loadable_checkpoint_is_a_clear_error(finished_run, tmp_path, capsys)
 
 def test_learning_empties_the_evaluation_cache(tmp_path) -> None:
     """Self-play forgets the network outputs it cached once the learner has changed the weights."""
-    from train.alphazero import new_self_play
-    from train.alphazero_config import Args
+    from train.alphazero_config import AlphaZeroConfig
+    from train.config import build
     from train.learner import Learner
+    from train.players import new_self_play
 
-    learner = Learner(Args(game="los_alamos", runs_dir=str(tmp_path), filters=8, blocks=1, value_hidden=8,
-                           games_in_parallel=2, simulations=8, min_replay=1, batch_size=4))  # fmt: skip
-    self_play = new_self_play(learner.args, learner, 0)
+    config = build(AlphaZeroConfig, game="los_alamos", runs_dir=str(tmp_path), filters=8, blocks=1, value_hidden=8,
+                   games_in_parallel=2, simulations=8, min_replay=1, batch_size=4)  # fmt: skip
+    learner = Learner(config)
+    self_play = new_self_play(learner.config, learner, 0)
     while len(learner.replay) < 4:
         learner.add_games(self_play.play(8))
     assert self_play.search.cache.bytes > 0
@@ -99,18 +101,28 @@ def test_checkpoints_hold_no_replay_and_resume_restores_it_from_its_file(finishe
     payload = load_checkpoint(folder / "last.pt")
     assert "replay" not in payload and payload["replay_added"] > 0
     assert (folder / "last.pt").stat().st_size < 1_000_000
-    from train.alphazero_config import Args
+    from train.alphazero_config import AlphaZeroConfig
+    from train.config import build
     from train.learner import Learner
 
-    learner = Learner(Args(game="los_alamos", preset="smoke", runs_dir=str(tmp_path), run_name="r",
+    learner = Learner(build(AlphaZeroConfig, game="los_alamos", preset="smoke", runs_dir=str(tmp_path), run_name="r",
                            filters=16, blocks=1, value_hidden=16, replay_size=2_000))  # fmt: skip
     learner.restore()
     assert learner.replay.added >= payload["replay_added"] and len(learner.replay) > 0
 
 
-def test_a_replay_file_that_lost_positions_is_a_clear_error(finished_run, tmp_path, capsys) -> None:
+def test_a_replay_chunk_that_lost_positions_is_a_clear_error(finished_run, tmp_path, capsys) -> None:
     folder = copy_run(finished_run, tmp_path / "r").parent
-    (folder / "replay.npz").write_bytes(b"not a zip")
+    chunk = sorted((folder / "replay").glob("chunk_*.npz"))[-1]
+    chunk.write_bytes(b"not a zip")
     with pytest.raises(SystemExit) as refused:
         run(tmp_path, "r", "--resume")
-    assert refused.value.code == 2 and "replay.npz is not a replay buffer file" in capsys.readouterr().err
+    assert refused.value.code == 2 and f"{chunk.name} is not a replay chunk" in capsys.readouterr().err
+
+
+def test_a_replay_store_missing_is_a_clear_error(finished_run, tmp_path, capsys) -> None:
+    folder = copy_run(finished_run, tmp_path / "r").parent
+    shutil.rmtree(folder / "replay")
+    with pytest.raises(SystemExit) as refused:
+        run(tmp_path, "r", "--resume")
+    assert refused.value.code == 2 and "replay index" in capsys.readouterr().err

@@ -51,7 +51,7 @@ def test_los_alamos_labels_learns_and_plays(tmp_path):
         *flags,
         "--shard-size",
         "150",
-        "--steps",
+        "--total-steps",
         "30",
         "--eval-every",
         "10",
@@ -94,7 +94,7 @@ def test_chess_with_stockfish_in_one_process_then_self_play_from_it(tmp_path):
         "60",
         "--max-plies",
         "30",
-        "--steps",
+        "--total-steps",
         "8",
     )
     assert path is not None
@@ -114,8 +114,10 @@ def test_chess_with_stockfish_in_one_process_then_self_play_from_it(tmp_path):
             "false",
         ]
     )
-    args = json.loads((tmp_path / "az" / "args.json").read_text())
-    assert (args["filters"], args["blocks"], args["value_hidden"]) == (8, 1, 16), "the network shape comes from --init"
+    args = json.loads((tmp_path / "az" / "config.json").read_text())
+    assert (args["network"]["filters"], args["network"]["blocks"], args["network"]["value_hidden"]) == (8, 1, 16), (
+        "the network shape comes from --init"
+    )
     _, payload = load_network(later, "chess")
     assert payload["counters"]["learner_steps"] > 0
 
@@ -155,7 +157,7 @@ def test_both_stages_resume_after_kill_9(tmp_path):
     assert len(np.unique(games)) == len(np.split(games, np.flatnonzero(np.diff(games)) + 1)), "no game stored twice"
 
     last = tmp_path / "r" / "checkpoints" / "last.pt"
-    learn = [*flags, "--resume", "--stage", "learn", "--steps", "100000", "--checkpoint-every", "5"]
+    learn = [*flags, "--resume", "--stage", "learn", "--total-steps", "100000", "--checkpoint-every", "5"]
     process = subprocess.Popen(
         command(tmp_path, "r", *learn),
         cwd=ROOT,
@@ -169,7 +171,7 @@ def test_both_stages_resume_after_kill_9(tmp_path):
     kill_group(process)
     steps = load_network(last, "los_alamos")[1]["counters"]["learner_steps"]
     assert steps >= 5
-    path = run(tmp_path, "r", *flags, "--resume", "--stage", "learn", "--steps", str(steps + 7))
+    path = run(tmp_path, "r", *flags, "--resume", "--stage", "learn", "--total-steps", str(steps + 7))
     assert load_network(path, "los_alamos")[1]["counters"]["learner_steps"] == steps + 7
 
 

@@ -74,7 +74,7 @@ def test_a_mismatched_model_and_replay_are_refused(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--opponent", "nobody"], "opponent must be one of"),
+        (["--opponent", "nobody"], "invalid choice: 'nobody'"),
         (["--game", "four_player"], "plays two-player games"),
         (["--total-steps", "0"], "total_steps must be >= 1"),
         (["--exploration-final-eps", "2"], "exploration_final_eps"),
@@ -91,10 +91,12 @@ def test_material_reward_and_draw_price():
     # the game, plus the draw price when the game is drawn.
     import numpy as np
 
-    from train.dqn import Args, make_env
+    from train.config import build
+    from train.dqn_config import DQNConfig
+    from train.dqn_env import make_env
 
     for seed in range(4):
-        env = make_env(Args(shaping=0.5, draw_reward=-0.5, max_plies=400), seed % 2, "random")()
+        env = make_env(build(DQNConfig, shaping=0.5, draw_reward=-0.5, max_plies=400), seed % 2, "random")()
         observation, _ = env.reset(seed=seed)
         seat = env.unwrapped.agent_seat
         rng = np.random.default_rng(seed)

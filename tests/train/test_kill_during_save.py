@@ -1,4 +1,5 @@
-"""A kill -9 while the replay file or a checkpoint is being written loses nothing beyond the last save."""
+"""A kill -9 while a replay chunk, the replay index or a checkpoint is being written loses nothing
+beyond the last save."""
 
 from __future__ import annotations
 
@@ -21,12 +22,13 @@ SCRIPT = textwrap.dedent(
     import agents.alphazero.checkpoint as checkpoint
     import train.learner as learner_module
     import train.replay as replay_module
-    from train.alphazero import new_self_play
-    from train.alphazero_config import PRESETS, Args
+    from train.alphazero_config import PRESETS, AlphaZeroConfig
+    from train.config import build
+    from train.players import new_self_play
     from train.learner import Learner
 
     runs_dir, target = sys.argv[1], sys.argv[2]
-    args = Args(**{**PRESETS["smoke"], "runs_dir": runs_dir, "run_name": "r"})
+    args = build(AlphaZeroConfig, **{**PRESETS["smoke"], "runs_dir": runs_dir, "run_name": "r"})
     learner = Learner(args)
     self_play = new_self_play(args, learner, 0)
     while not learner.replay.added:
@@ -44,14 +46,16 @@ SCRIPT = textwrap.dedent(
         handle.flush()
         os.kill(os.getpid(), signal.SIGKILL)
 
-    real_atomic = replay_module.write_atomic if target == "replay" else checkpoint.write_atomic
+    real_atomic = checkpoint.write_atomic if target == "checkpoint" else replay_module.write_atomic
     def dying_atomic(path, write):
         import io
         buffer = io.BytesIO()
         write(buffer)
         return real_atomic(path, lambda handle: half_then_die(handle, buffer.getvalue()))
-    if target == "replay":
+    if target == "replay chunk":
         replay_module.write_atomic = dying_atomic
+    elif target == "replay index":
+        replay_module.write_text_atomic = lambda path, text: dying_atomic(path, lambda h: h.write(text.encode()))
     else:
         checkpoint.write_atomic = dying_atomic
     learner.save()
@@ -59,7 +63,7 @@ SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("target", ["replay", "checkpoint"])
+@pytest.mark.parametrize("target", ["replay chunk", "replay index", "checkpoint"])
 def test_a_kill_during_either_write_loses_nothing_beyond_the_last_save(tmp_path, target, capsys):
     result = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(tmp_path), target], cwd=ROOT, capture_output=True, text=True, timeout=300
@@ -67,7 +71,8 @@ def test_a_kill_during_either_write_loses_nothing_beyond_the_last_save(tmp_path,
     assert result.returncode == -9, result.stderr  # killed, as planned
     added, steps = (int(x) for x in result.stdout.split())
     run_dir = tmp_path / "r"
-    assert list(run_dir.glob(".*.tmp")) or list((run_dir / "checkpoints").glob(".*.tmp")), "the kill left a half file"
+    folders = (run_dir, run_dir / "checkpoints", run_dir / "replay")
+    assert any(list(folder.glob(".*.tmp")) for folder in folders), "the kill left a half file"
     saved = load_checkpoint(run_dir / "checkpoints" / "last.pt")
     assert saved["counters"]["learner_steps"] == steps and saved["replay_added"] == added
     path = main(["--preset", "smoke", "--runs-dir", str(tmp_path), "--run-name", "r", "--resume",
@@ -76,18 +81,19 @@ def test_a_kill_during_either_write_loses_nothing_beyond_the_last_save(tmp_path,
     assert "removed ." in out and f"learner step {steps}," in out
     resumed = load_checkpoint(path)
     assert resumed["replay_added"] >= added and resumed["counters"]["learner_steps"] >= steps
-    assert not list(run_dir.glob(".*.tmp")) and not list((run_dir / "checkpoints").glob(".*.tmp"))
+    assert not any(list(folder.glob(".*.tmp")) for folder in folders)
 
 
 def test_a_los_alamos_preset_checkpoint_is_a_few_megabytes(tmp_path):
     import numpy as np
 
-    from train.alphazero_config import PRESETS, Args
+    from train.alphazero_config import PRESETS, AlphaZeroConfig
+    from train.config import build
     from train.learner import Learner
     from train.selfplay import FinishedGame
 
     settings = {**PRESETS["los_alamos"], "runs_dir": str(tmp_path), "min_replay": 1, "batch_size": 8}
-    learner = Learner(Args(**settings))
+    learner = Learner(build(AlphaZeroConfig, **settings))
     shape = learner.replay.planes.shape[1:]
     game = FinishedGame(
         np.zeros((4, *shape), np.float32), [np.arange(3)] * 4, [np.full(3, 1 / 3, np.float32)] * 4,

@@ -12,8 +12,9 @@ else:
     ray = pytest.importorskip("ray", reason="Ray is an optional extra (pip install -e '.[ray]')")
 
 from agents.alphazero.checkpoint import load_checkpoint  # noqa: E402
-from train import ray_backend  # noqa: E402
-from train.alphazero_config import PRESETS, Args  # noqa: E402
+from train import alphazero  # noqa: E402
+from train.alphazero_config import PRESETS, AlphaZeroConfig  # noqa: E402
+from train.config import build  # noqa: E402
 
 
 @pytest.fixture()
@@ -24,39 +25,31 @@ def local_ray():
 
 
 def test_smoke_run_survives_a_killed_self_play_actor(tmp_path, local_ray):
-    args = Args(
-        **{
-            **PRESETS["smoke"],
-            "runs_dir": str(tmp_path),
-            "run_name": "r",
-            "iterations": 5,
-            "eval_every": 0,
-            "progress": False,
-            "backend": "ray",
-            "ray_workers": 2,
-        }
-    )
+    """The same loop as a local run; the actors only play. One is killed after iteration 2: Ray
+    restarts it, the run goes on and the restarted actor plays."""
+    settings = {**PRESETS["smoke"], "runs_dir": str(tmp_path), "run_name": "r", "iterations": 5, "eval_every": 0}
+    config = build(AlphaZeroConfig, **settings, progress=False, backend="ray", ray_workers=2)
     seen = {}
 
-    def hook(iteration, actors, learner):
-        counters = ray.get(learner.counters.remote())
+    def hook(iteration, players, learner):
+        counters = {**learner.counters, "replay_size": len(learner.replay)}
         if iteration == 2:
             seen["before_kill"] = counters
-            seen["pid"] = ray.get(actors[0].pid.remote())
-            ray.kill(actors[0], no_restart=False)
+            seen["pid"] = ray.get(players.actors[0].pid.remote())
+            ray.kill(players.actors[0], no_restart=False)
         if iteration == 5:
             seen["after"] = counters
-            weights = ray.get(learner.weights.remote())
-            seen["restarted_actor_plays"] = ray.get(actors[0].play.remote(weights, 2))
-            seen["new_pid"] = ray.get(actors[0].pid.remote())
+            seen["restarts"] = players.restarts
+            seen["restarted_actor_plays"] = ray.get(players.actors[0].play.remote(learner.weights(), 2))
+            seen["new_pid"] = ray.get(players.actors[0].pid.remote())
 
-    path = ray_backend.train(args, on_iteration=hook)
+    path = alphazero.run(config, on_iteration=hook)
     payload = load_checkpoint(path, "los_alamos")
     before, after = seen["before_kill"], seen["after"]
     assert after["learner_steps"] > before["learner_steps"] > 0
     assert after["games"] >= before["games"] and after["replay_size"] >= before["replay_size"]
     assert payload["counters"]["iteration"] == 5 and payload["counters"]["learner_steps"] == after["learner_steps"]
-    games, evaluations = seen["restarted_actor_plays"]
-    assert isinstance(games, list) and evaluations > 0
+    games, evaluations, network_seconds = seen["restarted_actor_plays"]
+    assert isinstance(games, list) and evaluations > 0 and network_seconds > 0
     assert seen["new_pid"] != seen["pid"]  # a new process took the killed one's place
-    assert (tmp_path / "r" / "metrics.jsonl").exists() and (tmp_path / "r" / "replay.npz").exists()
+    assert (tmp_path / "r" / "metrics.jsonl").exists() and (tmp_path / "r" / "replay" / "index.json").exists()

@@ -8,7 +8,8 @@ import pytest
 from agents.alphazero.mcts import MCTS, MCTSConfig
 from agents.alphazero.python_mcts import PythonMCTS
 from chess_envs.registry import new_state
-from train.alphazero_config import Args
+from train.alphazero_config import AlphaZeroConfig
+from train.config import build
 from train.selfplay import SelfPlay
 
 
@@ -48,12 +49,12 @@ def test_value_targets_blend_outcome_and_root_value_in_the_given_share():
 @pytest.mark.parametrize("share", [-0.1, 1.5])
 def test_value_target_share_out_of_range_is_refused(share):
     with pytest.raises(ValueError, match="value_target_q"):
-        Args(value_target_q=share)
+        build(AlphaZeroConfig, value_target_q=share)
 
 
 def test_value_target_blend_is_refused_for_four_players():
     with pytest.raises(ValueError, match="value_target_q"):
-        Args(game="four_player", value_target_q=0.5)
+        build(AlphaZeroConfig, game="four_player", value_target_q=0.5)
     with pytest.raises(ValueError, match="four-player"):
         SelfPlay("four_player", position_dependent_evaluator, MCTSConfig(), 1, 0, 10, np.random.default_rng(0), 0.5)
 

@@ -1,0 +1,181 @@
+"""One config system for every trainer: a run's settings are sections (dataclasses) of fields,
+each field a command-line flag with its help, bounds and choices, checked by one validation.
+
+A trainer's config is a dataclass whose fields are sections::
+
+    @dataclass
+    class DQNConfig(Config):
+        run: RunSection = section(RunSection, run_name="dqn")
+        ...
+
+``parse_args(DQNConfig, PRESETS, argv)`` gives every field of every section a flag
+(``--learning-rate``; names are unique across a config's sections), applies ``--preset NAME``
+first and the flags given over it. :func:`build` does the same from keyword arguments, and
+:func:`from_dict` reads a config written by :func:`to_dict` (nested) or by 0.2 (flat).
+Building a config validates it (:func:`validate`) and touches nothing else: no file is read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar, cast
+
+C = TypeVar("C", bound="Config")
+_KINDS = {"int": int, "float": float, "bool": bool, "str": str}
+
+
+def arg(
+    default: Any,
+    help: str,  # noqa: A002  (argparse's name)
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    choices: tuple[str, ...] | None = None,
+) -> Any:
+    """A field of a section: its default, help text, and the bounds (inclusive) or choices it must keep."""
+    return dataclasses.field(default=default, metadata={"help": help, "low": low, "high": high, "choices": choices})
+
+
+def section(cls: type, **defaults: Any) -> Any:
+    """A config's field holding section ``cls``, with this trainer's own defaults for some of its fields."""
+    return dataclasses.field(default_factory=lambda: cls(**defaults))
+
+
+class Config:
+    """Base of a trainer's config: its dataclass fields are sections; building one validates it."""
+
+    def __post_init__(self) -> None:
+        validate(self)
+
+    def check(self) -> None:
+        """Rules across fields (ValueError); the field bounds are checked before this."""
+
+    def __getattr__(self, name: str) -> Any:
+        """A field by its flag name, whichever section holds it (``config.game``)."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        for part in dataclasses.fields(self):  # type: ignore[arg-type]
+            holder = self.__dict__.get(part.name)
+            if holder is not None and name in holder.__dataclass_fields__:
+                return getattr(holder, name)
+        raise AttributeError(f"{type(self).__name__} has no setting {name!r}")
+
+
+def settings(cls: type[Config]) -> dict[str, tuple[str, dataclasses.Field]]:
+    """Every field of a config class by its name: (the section holding it, the field)."""
+    found: dict[str, tuple[str, dataclasses.Field]] = {}
+    for part in dataclasses.fields(cls):  # type: ignore[arg-type]
+        for item in dataclasses.fields(_default(part)):
+            if item.name in found or item.name in cls.__dataclass_fields__:  # type: ignore[attr-defined]
+                raise TypeError(f"{cls.__name__}: {item.name!r} names two settings or a section and a setting")
+            found[item.name] = (part.name, item)
+    return found
+
+
+def validate(config: Config) -> None:
+    """Every field of every section: its type, finite if a float, within its bounds and choices;
+    then the config's own :meth:`Config.check`. ValueError names the first field that is wrong."""
+    for part in dataclasses.fields(config):  # type: ignore[arg-type]
+        holder = getattr(config, part.name)
+        for item in dataclasses.fields(holder):
+            value, meta = getattr(holder, item.name), item.metadata
+            kind = _KINDS[item.type] if isinstance(item.type, str) else item.type
+            if kind is float and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+                setattr(holder, item.name, value)
+            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                raise ValueError(f"{item.name} must be {kind.__name__}, got {value!r}")
+            if kind is float and not math.isfinite(float(value)):
+                raise ValueError(f"{item.name} must be a finite number, got {value}")
+            if meta.get("choices") is not None and value not in meta["choices"]:
+                raise ValueError(f"{item.name} must be one of {', '.join(meta['choices'])}; got {value!r}")
+            if meta.get("low") is not None and value < meta["low"]:
+                raise ValueError(f"{item.name} must be >= {meta['low']:,}, got {value:,}")
+            if meta.get("high") is not None and value > meta["high"]:
+                raise ValueError(f"{item.name} must be <= {meta['high']:,}, got {value:,}")
+        if hasattr(holder, "check"):
+            holder.check()
+    config.check()
+
+
+def build(cls: type[C], **values: Any) -> C:
+    """A config from settings by name (``build(AlphaZeroConfig, game="chess", filters=32)``), the
+    trainer's defaults for the rest; ValueError names a setting the config does not have."""
+    known = settings(cls)
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise ValueError(f"{cls.__name__} has no setting {', '.join(map(repr, unknown))}")
+    sections = {}
+    for part in dataclasses.fields(cls):  # type: ignore[arg-type]
+        given = {name: value for name, value in values.items() if known[name][0] == part.name}
+        sections[part.name] = dataclasses.replace(_default(part), **given)
+    return cls(**sections)
+
+
+def to_dict(config: Config) -> dict[str, dict[str, Any]]:
+    """The config as JSON-ready nested sections (what ``config.json`` of a run holds)."""
+    return dataclasses.asdict(config)  # type: ignore[call-overload]
+
+
+def from_dict(cls: type[C], data: dict[str, Any]) -> C:
+    """A config from :func:`to_dict`'s nested sections, or from a flat dict of settings (0.2's ``args.json``)."""
+    names = {part.name for part in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    if data and all(isinstance(value, dict) and key in names for key, value in data.items()):
+        data = {name: value for part in data.values() for name, value in part.items()}
+    return build(cls, **data)
+
+
+def parse_args(
+    cls: type[C], presets: dict[str, dict[str, Any]], argv: list[str] | None = None, description: str = ""
+) -> C:
+    """The config of a command line: ``--preset NAME`` first, then the flags given (one per field,
+    grouped by section in ``--help``); a bad value ends the program with argparse's usage error."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--preset", choices=sorted(presets), help="a named set of defaults; flags override it")
+    groups: dict[str, argparse._ArgumentGroup] = {}
+    for name, (part, item) in settings(cls).items():
+        if name == "preset":
+            continue
+        group = groups.setdefault(part, parser.add_argument_group(part))
+        kind = _KINDS[item.type] if isinstance(item.type, str) else item.type
+        default = getattr(_default(cls.__dataclass_fields__[part]), name)  # type: ignore[attr-defined]
+        options: dict[str, Any] = {"default": None, "help": f"{item.metadata.get('help', '')} (default: {default})"}
+        if item.metadata.get("choices"):
+            options["choices"] = item.metadata["choices"]
+        if kind is bool:
+            options.update(type=_boolean, nargs="?", const=True, metavar="{true,false}")
+        else:
+            options["type"] = kind
+        group.add_argument("--" + name.replace("_", "-"), **options)
+    namespace = parser.parse_args(argv)
+    values = dict(presets.get(namespace.preset, {})) if namespace.preset else {}
+    values.update({k: v for k, v in vars(namespace).items() if v is not None and k != "preset"})
+    if namespace.preset:
+        values["preset"] = namespace.preset
+    try:
+        return build(cls, **values)
+    except (TypeError, ValueError) as error:
+        parser.error(str(error))
+        raise  # unreachable: parser.error exits
+
+
+def _default(part: dataclasses.Field) -> Any:
+    """The section a config's field holds by default (with its trainer's defaults)."""
+    return cast(Callable[[], Any], part.default_factory)()
+
+
+def _boolean(text: str) -> bool:
+    value = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(text.lower())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+    return value
+
+
+def fail(message: str) -> NoReturn:
+    """End a command line with a one-line error and exit code 2 (argparse's code for bad usage)."""
+    print(f"error: {message}", file=sys.stderr)
+    raise SystemExit(2)
