@@ -29,7 +29,7 @@ class SelfPlaySection:
     search_threads: int = arg(
         1, "threads the native search walks the games' trees with (for when the network is fast)", low=1, high=256
     )
-    dirichlet_alpha: float = arg(0.5, "root Dirichlet noise concentration", low=1e-6)
+    dirichlet_alpha: float = arg(0.5, "root Dirichlet noise concentration", above=0)
     dirichlet_fraction: float = arg(0.25, "share of the root prior replaced by noise", low=0, high=1)
     temperature_plies: int = arg(10, "plies per game played by sampling visits (temperature 1), then argmax", low=0)
     max_plies: int = arg(200, "a self-play game this long is stopped and scored a draw", low=1)

@@ -33,11 +33,14 @@ def arg(
     help: str,  # noqa: A002  (argparse's name)
     *,
     low: float | None = None,
+    above: float | None = None,
     high: float | None = None,
     choices: tuple[str, ...] | None = None,
 ) -> Any:
-    """A field of a section: its default, help text, and the bounds (inclusive) or choices it must keep."""
-    return dataclasses.field(default=default, metadata={"help": help, "low": low, "high": high, "choices": choices})
+    """A field of a section: its default, help text, and what it must keep: ``low <= value <= high``,
+    ``value > above``, or one of ``choices``."""
+    metadata = {"help": help, "low": low, "above": above, "high": high, "choices": choices}
+    return dataclasses.field(default=default, metadata=metadata)
 
 
 def section(cls: type, **defaults: Any) -> Any:
@@ -95,6 +98,8 @@ def validate(config: Config) -> None:
                 raise ValueError(f"{item.name} must be one of {', '.join(meta['choices'])}; got {value!r}")
             if meta.get("low") is not None and value < meta["low"]:
                 raise ValueError(f"{item.name} must be >= {meta['low']:,}, got {value:,}")
+            if meta.get("above") is not None and not value > meta["above"]:
+                raise ValueError(f"{item.name} must be > {meta['above']:,}, got {value:,}")
             if meta.get("high") is not None and value > meta["high"]:
                 raise ValueError(f"{item.name} must be <= {meta['high']:,}, got {value:,}")
         if hasattr(holder, "check"):

@@ -21,13 +21,13 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from agents.alphazero.checkpoint import CheckpointError, load_checkpoint
-from agents.alphazero.network import NetworkConfig, resolve_device
+from agents.alphazero.checkpoint import CheckpointError
+from agents.alphazero.network import resolve_device
 from agents.base import AgentError
 from chess_envs.registry import get_game, registered_games
-from train.config import Config, arg, fail, parse_args, section, to_dict
+from train.config import Config, arg, fail, parse_args, section
 from train.distill_data import DataSection, Shards, generate
-from train.optimization import Optimization, policy_value_loss
+from train.optimization import Optimization, policy_value_loss, restore_training, training_payload
 from train.run_folder import RunFolder, stop_on_sigterm
 from train.run_log import RunLog
 from train.sections import NetworkSection, OptimizerSection, RunSection, network_config, new_network
@@ -112,30 +112,13 @@ class Trainer:
         }
 
     def save(self) -> Path:
-        payload = {
-            "game": self.config.game,
-            "config": to_dict(self.config),
-            "network": self.network_config.to_dict(),
-            "model": self.network.state_dict(),
-            **self.optimization.state_dict(),
-            "counters": dict(self.counters),
-            "distilled_from": self.config.teacher,
-            "rng": {"numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state()},
-        }
+        payload = training_payload(self.config, self.network_config, self.optimization, self.counters, self.rng)
+        payload["distilled_from"] = self.config.teacher
         return self.folder.save(payload, self.counters["learner_steps"], keep=0)
 
     def restore(self, path: Path) -> None:
-        payload = load_checkpoint(path, self.config.game, map_location=self.device)
-        if NetworkConfig.from_file(payload["network"]) != self.network_config:
-            raise CheckpointError(f"{path} holds a network of another shape: {payload['network']}")
-        try:
-            self.network.load_state_dict(payload["model"])
-            self.optimization.load_state_dict(payload)
-        except (KeyError, ValueError, RuntimeError) as error:
-            raise CheckpointError(f"{path}: its training state does not fit this run ({error})") from None
+        payload = restore_training(path, self.config, self.network_config, self.optimization, self.rng)
         self.counters.update({k: payload["counters"][k] for k in ("learner_steps", "seconds")})
-        self.rng.bit_generator.state = payload["rng"]["numpy"]
-        torch.set_rng_state(payload["rng"]["torch"])
 
 
 def learn(config: DistillConfig, trainer: Trainer) -> Path:

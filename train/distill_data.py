@@ -48,9 +48,7 @@ class DataSection:
     policy_temperature: float = arg(
         100.0, "centipawns: the policy target is softmax(score / this); 0: best move only", low=0
     )
-    value_scale: float = arg(
-        400.0, "centipawns per factor 10 of odds when a score becomes an expected result", low=1e-9
-    )
+    value_scale: float = arg(400.0, "centipawns per factor 10 of odds when a score becomes an expected result", above=0)
     result_weight: float = arg(
         0.1, "share of the game's result in the value target, the rest the teacher's score", low=0, high=1
     )

@@ -43,7 +43,7 @@ class DQNSection:
     """DQN's own settings: steps, replay, targets and exploration."""
 
     total_steps: int = arg(300_000, "environment steps to train for (all envs together)", low=1)
-    learning_rate: float = arg(5e-4, "Adam learning rate", low=1e-12)
+    learning_rate: float = arg(5e-4, "Adam learning rate", above=0)
     buffer_size: int = arg(200_000, "replay transitions kept", low=1)
     learning_starts: int = arg(5_000, "warm-up steps of uniformly random legal moves before learning", low=0)
     batch_size: int = arg(128, "transitions per gradient step", low=1, high=65_536)

@@ -17,13 +17,12 @@ import numpy as np
 import torch
 
 from agents.alphazero.agent import AlphaZeroAgent
-from agents.alphazero.checkpoint import CheckpointError, load_checkpoint
-from agents.alphazero.network import NetworkConfig, resolve_device
+from agents.alphazero.checkpoint import CheckpointError
+from agents.alphazero.network import resolve_device
 from chess_envs.registry import new_state
 from train.alphazero_config import AlphaZeroConfig
-from train.config import to_dict
 from train.evaluation import baseline_scores
-from train.optimization import Optimization
+from train.optimization import Optimization, restore_training, training_payload
 from train.replay import ReplayBuffer, ReplayError
 from train.run_folder import RunFolder
 from train.run_log import RunLog
@@ -105,16 +104,8 @@ class Learner:
     def save(self) -> Path:
         """The replay store's new positions, then a numbered checkpoint and ``last.pt``."""
         self.replay.save(self.run_dir / REPLAY)
-        payload = {
-            "game": self.config.game,
-            "config": to_dict(self.config),
-            "network": self.network_config.to_dict(),
-            "model": self.network.state_dict(),
-            **self.optimization.state_dict(),
-            "counters": dict(self.counters),
-            "replay_added": self.replay.added,
-            "rng": {"python": random.getstate(), "numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state()},
-        }
+        payload = training_payload(self.config, self.network_config, self.optimization, self.counters, self.rng)
+        payload["replay_added"] = self.replay.added
         return self.folder.save(payload, self.counters["learner_steps"], self.config.keep_checkpoints)
 
     def due_for_checkpoint(self, steps_before: int) -> bool:
@@ -136,20 +127,6 @@ class Learner:
         return path
 
     def _restore_from(self, path: Path) -> dict:
-        payload = load_checkpoint(path, self.config.game, map_location=self.device)
-        try:
-            stored = NetworkConfig.from_file(payload["network"])
-        except ValueError as error:
-            raise CheckpointError(f"{path}: {error}") from None
-        if stored != self.network_config:
-            raise CheckpointError(f"{path} holds a network of another shape: {payload['network']}")
-        try:
-            self.network.load_state_dict(payload["model"])
-            self.optimization.load_state_dict(payload)
-        except (KeyError, ValueError, RuntimeError) as error:
-            raise CheckpointError(f"{path}: its training state does not fit this run ({error})") from None
+        payload = restore_training(path, self.config, self.network_config, self.optimization, self.rng)
         self.counters.update(payload["counters"])
-        random.setstate(payload["rng"]["python"])
-        self.rng.bit_generator.state = payload["rng"]["numpy"]
-        torch.set_rng_state(payload["rng"]["torch"])
         return payload

@@ -4,12 +4,17 @@ loss, the optimizer, the learning-rate schedule and mixed precision on a GPU."""
 from __future__ import annotations
 
 import math
+import random
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+from agents.alphazero.checkpoint import CheckpointError, load_checkpoint
+from agents.alphazero.network import NetworkConfig
+from train.config import Config, to_dict
 from train.sections import OptimizerSection
 
 
@@ -98,3 +103,44 @@ class Optimization:
         self.scheduler.load_state_dict(payload["scheduler"])
         if "scaler" in payload:  # distillation checkpoints of 0.2 had none (it learned in float32)
             self.scaler.load_state_dict(payload["scaler"])
+
+
+def training_payload(
+    config: Config, network_config: NetworkConfig, optimization: Optimization, counters: dict, rng: np.random.Generator
+) -> dict[str, Any]:
+    """A trainer's checkpoint: what agents load (game, network shape, weights), then the config,
+    optimization, counters and random states that ``--resume`` continues from."""
+    return {
+        "game": config.game,
+        "config": to_dict(config),
+        "network": network_config.to_dict(),
+        "model": optimization.network.state_dict(),
+        **optimization.state_dict(),
+        "counters": dict(counters),
+        "rng": {"python": random.getstate(), "numpy": rng.bit_generator.state, "torch": torch.get_rng_state()},
+    }
+
+
+def restore_training(
+    path: Path, config: Config, network_config: NetworkConfig, optimization: Optimization, rng: np.random.Generator
+) -> dict[str, Any]:
+    """Load a checkpoint of :func:`training_payload` into the network, optimization and random
+    states (the caller takes the counters it keeps); CheckpointError says why it does not fit."""
+    payload = load_checkpoint(path, config.game, map_location=optimization.device)
+    try:
+        stored = NetworkConfig.from_file(payload["network"])
+    except ValueError as error:
+        raise CheckpointError(f"{path}: {error}") from None
+    if stored != network_config:
+        raise CheckpointError(f"{path} holds a network of another shape: {payload['network']}")
+    try:
+        optimization.network.load_state_dict(payload["model"])
+        optimization.load_state_dict(payload)
+        states = payload["rng"]
+        rng.bit_generator.state = states["numpy"]
+        torch.set_rng_state(states["torch"])
+        if "python" in states:  # distillation checkpoints of 0.2 had none
+            random.setstate(states["python"])
+    except (KeyError, ValueError, RuntimeError, TypeError) as error:
+        raise CheckpointError(f"{path}: its training state does not fit this run ({error})") from None
+    return payload

@@ -59,7 +59,7 @@ class OptimizerSection:
     """How the network learns: optimizer, peak learning rate and its schedule, batch size."""
 
     optimizer: str = arg("adamw", "adamw, or sgd (momentum 0.9, Nesterov)", choices=("adamw", "sgd"))
-    learning_rate: float = arg(2e-3, "peak learning rate", low=1e-12)
+    learning_rate: float = arg(2e-3, "peak learning rate", above=0)
     weight_decay: float = arg(1e-4, "weight decay (decoupled with adamw)", low=0)
     lr_schedule: str = arg(
         "cosine",

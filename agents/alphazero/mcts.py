@@ -189,25 +189,22 @@ class MCTS:
         self, search: Any, trees: list[SearchTree], temps: np.ndarray, rng: np.random.Generator
     ) -> PolicyOutput:
         """The chosen moves and root statistics, trees in order (random numbers drawn in that order)."""
-        actions, visits, values, weights, offsets, network, action = search.answers(
+        actions, visits, values, weights, offsets, action, root_values, scores = search.answers(
             [tree._native for tree in trees], [bool(t <= 0) for t in temps], self.config.gumbel
         )
-        starts = offsets[:-1]
         for i in np.flatnonzero(action < 0):  # sampled by visit counts, trees in order
-            edges = slice(starts[i], offsets[i + 1])
-            action[i] = actions[edges][sample_visits(visits[edges], temps[i], rng)]
-        chosen = np.flatnonzero(actions == np.repeat(action, np.diff(offsets)))  # one edge per tree
-        total = np.add.reduceat(visits, starts)
-        root_values = np.where(total > 0, np.add.reduceat(values, starts) / np.maximum(total, 1), network)
-        scores = np.where(visits[chosen] > 0, values[chosen] / np.maximum(visits[chosen], 1), root_values)
+            first = offsets[i]
+            edge = first + sample_visits(visits[first : offsets[i + 1]], temps[i], rng)
+            action[i] = actions[edge]
+            scores[i] = values[edge] / visits[edge] if visits[edge] > 0 else root_values[i]
         pairs = list(pairwise(offsets.tolist()))
         return PolicyOutput(
             action,
             tuple(actions[a:b] for a, b in pairs),
             tuple(weights[a:b] for a, b in pairs),
             tuple(visits[a:b] for a, b in pairs),
-            root_values.astype(np.float32),
-            scores.astype(np.float32),
+            root_values,
+            scores,
             tuple(trees),
         )
 

@@ -232,31 +232,43 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
                 if (greedy.size() != trees.size())
                     throw std::invalid_argument("answers() takes one greedy flag per tree");
                 std::vector<std::int64_t> actions, choices, offsets{0};
-                std::vector<double> visits, values, network;
-                std::vector<float> policy;
+                std::vector<double> visits, values;
+                std::vector<float> policy, root_values, scores;
                 for (std::size_t i = 0; i < trees.size(); ++i) {
                     if (trees[i] == nullptr) throw std::invalid_argument("answers() takes trees, not None");
                     const T& t = *trees[i];
                     std::vector<double> weights = s.improved_policy(*trees[i], gumbel);
-                    choices.push_back(s.choose(*trees[i], greedy[i]));
+                    std::int64_t choice = s.choose(*trees[i], greedy[i]);
                     const Node& n = S::current_root(t);
-                    auto a = std::ptrdiff_t(n.first), b = a + n.count;
-                    actions.insert(actions.end(), t.action.begin() + a, t.action.begin() + b);
-                    visits.insert(visits.end(), t.visits.begin() + a, t.visits.begin() + b);
-                    values.insert(values.end(), t.values.begin() + a, t.values.begin() + b);
+                    auto a = std::size_t(n.first), b = a + std::size_t(n.count);
+                    double total = 0, sum = 0;
+                    for (std::size_t e = a; e < b; ++e) total += t.visits[e], sum += t.values[e];
+                    double root = total > 0 ? sum / total : n.value[std::size_t(n.player)];
+                    double score = std::nan("");  // the edge's mean value, once Python has sampled it
+                    for (std::size_t e = a; e < b; ++e)
+                        if (t.action[e] == choice) score = t.visits[e] > 0 ? t.values[e] / t.visits[e] : root;
+                    actions.insert(actions.end(), t.action.begin() + std::ptrdiff_t(a),
+                                   t.action.begin() + std::ptrdiff_t(b));
+                    visits.insert(visits.end(), t.visits.begin() + std::ptrdiff_t(a),
+                                  t.visits.begin() + std::ptrdiff_t(b));
+                    values.insert(values.end(), t.values.begin() + std::ptrdiff_t(a),
+                                  t.values.begin() + std::ptrdiff_t(b));
                     policy.insert(policy.end(), weights.begin(), weights.end());
-                    network.push_back(n.value[std::size_t(n.player)]);
                     offsets.push_back(std::int64_t(actions.size()));
+                    choices.push_back(choice);
+                    root_values.push_back(float(root));
+                    scores.push_back(float(score));
                 }
                 return nb::make_tuple(owned(std::move(actions)), owned(std::move(visits)), owned(std::move(values)),
-                                      owned(std::move(policy)), owned(std::move(offsets)), owned(std::move(network)),
-                                      owned(std::move(choices)));
+                                      owned(std::move(policy)), owned(std::move(offsets)), owned(std::move(choices)),
+                                      owned(std::move(root_values)), owned(std::move(scores)));
             },
             "trees"_a, "greedy"_a, "gumbel"_a,
             "What a search call answers for its trees, in one call, the trees' root edges end to end: (legal "
             "actions, visit counts, value sums for each root's mover, improved_policy(gumbel) as float32, offsets "
-            "[trees + 1] where each tree's edges start, the network's value of each root for its mover, "
-            "choose(greedy) per tree).");
+            "[trees + 1] where each tree's edges start, choose(greedy) per tree (-1: sample by visits), the root "
+            "value per tree for its mover (float32; the network's before any visit), the chosen edge's mean value "
+            "(float32; NaN where the choice is -1)).");
 }
 
 }  // namespace
