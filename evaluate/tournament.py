@@ -142,9 +142,7 @@ def _start_worker(parent: int, threads: int) -> None:
 _PR_SET_PDEATHSIG = 1
 
 
-def _play(
-    entry: GameEntry, scheduled: ScheduledGame, max_plies: int, seed: int, options: dict[str, Any]
-) -> GameRecord:
+def _play(entry: GameEntry, scheduled: ScheduledGame, max_plies: int, seed: int, options: dict[str, Any]) -> GameRecord:
     """Play one scheduled game with this process's agents (built once, rebuilt after a failure).
     ``entry`` is the game's registry record: a spawned worker registers it, so a game registered
     at run time (not only a built-in one) plays in workers too."""
@@ -217,9 +215,7 @@ def run_tournament(config: TournamentConfig, out: Path, workers: int = 1, progre
                 initializer=_start_worker,
                 initargs=(os.getpid(), max(1, (os.cpu_count() or 1) // workers)),
             ) as pool:
-                running = {
-                    pool.submit(_play, entry, g, config.max_plies, config.seed, config.options) for g in pending
-                }
+                running = {pool.submit(_play, entry, g, config.max_plies, config.seed, config.options) for g in pending}
                 try:
                     while running:
                         finished, running = wait(running, return_when=FIRST_COMPLETED)
