@@ -1,4 +1,4 @@
-"""Agents that pick moves from game states (DESIGN.md section 5).
+"""Agents that pick moves from game states (docs/architecture.md).
 
 >>> from agents import make_agent
 >>> from chess_envs import LosAlamosState

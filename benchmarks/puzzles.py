@@ -1,5 +1,5 @@
-"""Puzzle solve rates by category: the engine-verified puzzles beside the checkout
-(``../shared/reference/puzzles/<game>_public.jsonl``: mate in 1, 2, 3 and defences), one move per
+"""Puzzle solve rates by category: the engine-verified puzzles of tests/data/reference
+(``tests/data/reference/puzzles/<game>_public.jsonl``: mate in 1, 2, 3 and defences), one move per
 puzzle, for each agent spec.
 
     python benchmarks/puzzles.py --game chess --agents "alphazero:checkpoints/chess.pt?sims=200" greedy
@@ -15,7 +15,7 @@ from pathlib import Path
 from agents.base import make_agent
 from chess_envs.registry import new_state
 
-PUZZLES = Path(__file__).resolve().parents[2] / "shared" / "reference" / "puzzles"
+PUZZLES = Path(__file__).resolve().parents[1] / "tests" / "data" / "reference" / "puzzles"
 
 
 def solve_rates(game: str, spec: str, puzzles: list[dict]) -> dict[str, tuple[int, int]]:

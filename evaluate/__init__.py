@@ -1,1 +1,1 @@
-"""Matches, tournaments and ratings between agents (see DESIGN.md section 7); filled in by later issues."""
+"""Matches, tournaments, ratings and reports between agents, and a terminal game (docs/architecture.md)."""

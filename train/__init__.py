@@ -1,1 +1,1 @@
-"""Command-line training of AlphaZero and DQN agents (see DESIGN.md section 7); filled in by later issues."""
+"""Training: AlphaZero self-play, distillation from an engine and a masked DQN, over one toolkit (docs/architecture.md)."""

@@ -36,7 +36,7 @@ types 0..51 orthogonal (``direction * 13 + distance - 1``, directions N E S W), 
 its promotion line by a queen-like type promotes to a queen; castling is the king's two-square
 move.
 
-Outcomes (RULES.md section 9): Free-For-All ends when one player is left, by the automatic claim
+Outcomes (docs/rules/four_player.md section 9): Free-For-All ends when one player is left, by the automatic claim
 win (two players left and one leads by 21 or more: the trailing player gets 20), or by a draw
 (threefold repetition, 100 plies without capture or pawn move, or no live player holding more
 than a king: every live player gets 10). ``returns()`` ranks the final points: 1st +1, 2nd +1/3,

@@ -163,7 +163,7 @@ class FourBoard {
     bool teams() const { return teams_; }
 
     // FFA, a position just loaded: take out every player to move who has no legal move, as play
-    // would have before (RULES.md section 8): stalemated players score 20; mated ones score nothing.
+    // would have before (docs/rules/four_player.md section 8): stalemated players score 20; mated ones score nothing.
     void settle() {
         if (teams_ || !stack_.empty()) return;
         while (!s_.game_over) {

@@ -28,7 +28,7 @@ struct FourActionTable {
 };
 
 // A four-player game: the native board plus its history (repetitions by Zobrist key), the game
-// end of RULES.md section 9, legal actions in the mover's frame, and the observation planes.
+// end of docs/rules/four_player.md section 9, legal actions in the mover's frame, and the observation planes.
 class FourGame {
   public:
     static constexpr int PLANES_PER_STEP = 25, META_PLANES = 23;

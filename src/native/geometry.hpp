@@ -16,7 +16,7 @@ inline int pop_lsb(u64& b) {
     return s;
 }
 
-// Directions N, NE, E, SE, S, SW, W, NW as (file step, rank step): the order of DESIGN.md's action layout.
+// Directions N, NE, E, SE, S, SW, W, NW as (file step, rank step): the order of the action layout (docs/chess.md).
 constexpr int DIR_FILE[8] = {0, 1, 1, 1, 0, -1, -1, -1};
 constexpr int DIR_RANK[8] = {1, 1, 0, -1, -1, -1, 0, 1};
 constexpr int KNIGHT_FILE[8] = {1, 2, 2, 1, -1, -2, -2, -1};

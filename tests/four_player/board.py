@@ -1,4 +1,4 @@
-"""The Python four-player chess rules engine (chess.com style, shared/reference/four_player/RULES.md),
+"""The Python four-player chess rules engine (chess.com style, docs/rules/four_player.md),
 the tests' reference for the native one.
 
 A 14x14 mailbox with precomputed rays over the 160 playable squares. Squares, square codes and

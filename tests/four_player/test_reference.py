@@ -1,26 +1,21 @@
 """Four-player rules, native and the Python reference engine, against
-shared/reference/four_player/perft_public.jsonl, depth by depth."""
+tests/data/reference/four_player/perft_public.jsonl, depth by depth."""
 
 from __future__ import annotations
 
 import json
-import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-
-import pytest
 
 from chess_envs.four_player import legal_moves, perft
 from chess_envs.four_player.notation import move_text
 from tests.four_player.board import Board, reference_perft
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "four_player" / "perft_public.jsonl"
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference" / "four_player" / "perft_public.jsonl"
 _PARALLEL_NODES = 2_000_000  # counts above this are split by root move over two processes
 
 
 def records() -> list[dict]:
-    if not REFERENCE.exists():
-        return []
     return [json.loads(line) for line in REFERENCE.read_text().splitlines() if line.strip()]
 
 
@@ -34,11 +29,6 @@ def pytest_generate_tests(metafunc):
 
 
 def test_reference_data_is_present():
-    if not REFERENCE.exists():
-        message = f"reference data {REFERENCE} is not beside this checkout (shared/ next to the repository)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
     found = records()
     assert len(found) == 28
     assert {r["mode"] for r in found} == {"ffa", "teams"}

@@ -1,7 +1,7 @@
 """The Python Los Alamos rules engine, the tests' reference for the native one: a 6x6 mailbox
 with precomputed move tables.
 
-Rules and notation are Fairy-Stockfish's ``losalamos`` (see shared/reference/los_alamos/RULES.md):
+Rules and notation are Fairy-Stockfish's ``losalamos`` (see docs/rules/los_alamos.md):
 no bishops, no castling, no pawn double step, no en passant, promotion to Q, R or N.
 
 Squares, piece codes and move ints are those of :mod:`chess_envs.los_alamos.encoding`. A square

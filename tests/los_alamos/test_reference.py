@@ -4,7 +4,6 @@ against Fairy-Stockfish (pyffish)."""
 from __future__ import annotations
 
 import json
-import os
 import random
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -14,22 +13,12 @@ import pytest
 from chess_envs.los_alamos import LosAlamosState, legal_moves, perft, result
 from tests.los_alamos import reference
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "los_alamos"
-
-
-def load(name: str) -> list[dict]:
-    path = REFERENCE / name
-    if not path.exists():
-        message = f"reference data {path} is not beside this checkout (shared/ next to the repository)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return records(name)
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference" / "los_alamos"
 
 
 def records(name: str) -> list[dict]:
     path = REFERENCE / name
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def pytest_generate_tests(metafunc):
@@ -42,8 +31,8 @@ def pytest_generate_tests(metafunc):
 
 
 def test_reference_data_is_present():
-    assert len(load("perft_public.jsonl")) == 65
-    assert len(load("terminal_public.jsonl")) == 57
+    assert len(records("perft_public.jsonl")) == 65
+    assert len(records("terminal_public.jsonl")) == 57
 
 
 def test_perft_record(perft_record):

@@ -13,7 +13,7 @@ import pytest
 from chess_envs.four_player import FFA, START_FEN4, TEAMS, perft
 from tests.four_player.board import Board, native_board
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "four_player" / "perft_public.jsonl"
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference" / "four_player" / "perft_public.jsonl"
 MAX_PLIES = 120
 
 
