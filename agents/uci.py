@@ -7,8 +7,8 @@
 
 Standard chess by default; ``setoption name UCI_Variant value losalamos`` switches to Los Alamos
 chess as Fairy-Stockfish does (the checkpoint must be for that game). With neither a checkpoint
-nor an agent it plays the network shipped for the variant (``checkpoints/chess.pt``,
-``checkpoints/los_alamos.pt``). Supported: ``uci``,
+nor an agent it plays the network shipped for the variant (``alphazero:@chess``,
+``alphazero:@los_alamos``, package data). Supported: ``uci``,
 ``isready``, ``ucinewgame``, ``position startpos|fen ... [moves ...]``, ``go`` with ``nodes``,
 ``movetime``, ``wtime``/``btime``/``winc``/``binc``, ``depth`` and ``infinite``, ``stop``,
 ``setoption`` (``UCI_Variant``, ``Simulations``) and ``quit``. An AlphaZero search runs in a
@@ -37,7 +37,7 @@ from typing import BinaryIO, TextIO
 import numpy as np
 
 from agents.base import SearchingAgent, SearchLimits, Thought, make_agent
-from agents.shipped import shipped_checkpoint
+from agents.shipped import shipped_agent
 from chess_envs.core import GameState
 from chess_envs.registry import new_state, registered_games
 
@@ -138,8 +138,11 @@ class UCIEngine:
             if self.agent_spec:
                 self.agent = make_agent(self.agent_spec, game)
             else:
-                checkpoint = self.checkpoint or shipped_checkpoint(game)
-                self.agent = make_agent(f"alphazero:{checkpoint}?sims={_CHUNK}", game)
+                self.agent = make_agent(f"{self.checkpoint_spec(game)}?sims={_CHUNK}", game)
+
+    def checkpoint_spec(self, game: str) -> str:
+        """The AlphaZero agent of ``--checkpoint``, or of the network shipped for ``game``."""
+        return f"alphazero:{self.checkpoint}" if self.checkpoint else shipped_agent(game)
 
     def _new_game(self, _: list[str]) -> None:
         self._finish_search()

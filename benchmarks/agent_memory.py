@@ -3,7 +3,7 @@
 Two tournaments run through ``evaluate.tournament`` with two worker processes, each worker
 holding its own agents:
 
-* Los Alamos: the shipped network (``checkpoints/los_alamos.pt``) at 200 simulations a move
+* Los Alamos: the shipped network (``agents/networks/los_alamos.pt``) at 200 simulations a move
   against greedy, 100 games;
 * four-player FFA: a network of the ``four_player`` training preset's size (random weights: no
   four-player network is shipped yet, and memory does not depend on the weights) at 200
@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from agents.alphazero.checkpoint import save_checkpoint  # noqa: E402
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig  # noqa: E402
+from agents.shipped import shipped_checkpoint  # noqa: E402
 from chess_envs.registry import new_state  # noqa: E402
 from evaluate.game import random_openings  # noqa: E402
 from evaluate.tournament import TournamentConfig, run_tournament  # noqa: E402
@@ -70,7 +71,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
-        shipped = ROOT / "checkpoints" / "los_alamos.pt"
+        shipped = shipped_checkpoint("los_alamos")
         tournament("los_alamos", shipped, args.los_alamos_games, args.sims, 150, folder / "la")
         tournament("four_player", four_player_checkpoint(folder), args.four_player_games, args.sims, 200, folder / "fp")
     print(

@@ -2,7 +2,7 @@
 # AlphaZero learning benchmark on Los Alamos: train for MINUTES (default 60) on this machine's CPU,
 # export the network, then rate it at 200 simulations per move in 200 games each against greedy and
 # fairy-stockfish?nodes=10 (random 4-ply openings, played with both colours), and head to head
-# against the shipped checkpoints/los_alamos.pt.
+# against the shipped agents/networks/los_alamos.pt.
 #   bash benchmarks/alphazero_learning.sh [MINUTES] [RUN_NAME]
 set -euo pipefail
 minutes=${1:-60}
@@ -16,4 +16,4 @@ python -m agents.alphazero.checkpoint "runs/$run/checkpoints/last.pt" "runs/$run
 python -m evaluate tournament --game los_alamos --games-per-pair 200 --out "runs/$run-eval" --quiet \
     --agents greedy "fairy-stockfish?nodes=10" "alphazero:runs/$run/model.pt?sims=200"
 python -m evaluate tournament --game los_alamos --games-per-pair 200 --out "runs/$run-vs-shipped" --quiet \
-    --agents "alphazero:runs/$run/model.pt?sims=200" "alphazero:checkpoints/los_alamos.pt?sims=200"
+    --agents "alphazero:runs/$run/model.pt?sims=200" "alphazero:@los_alamos?sims=200"

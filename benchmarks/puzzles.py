@@ -2,7 +2,7 @@
 (``tests/data/reference/puzzles/<game>_public.jsonl``: mate in 1, 2, 3 and defences), one move per
 puzzle, for each agent spec.
 
-    python benchmarks/puzzles.py --game chess --agents "alphazero:checkpoints/chess.pt?sims=200" greedy
+    python benchmarks/puzzles.py --game chess --agents "alphazero:@chess?sims=200" greedy
 """
 
 from __future__ import annotations

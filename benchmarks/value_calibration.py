@@ -2,7 +2,7 @@
 training), the network's value for every seat at every position against the game's final
 returns, binned into a reliability table and plot.
 
-    python benchmarks/value_calibration.py --checkpoint checkpoints/four_player.pt --games 64 --out calibration.png
+    python benchmarks/value_calibration.py --checkpoint @four_player --games 64 --out calibration.png
 
 A calibrated head's mean outcome in each bin equals its mean prediction (the diagonal). Four-player
 returns are the placements (1st +1, 2nd +1/3, 3rd -1/3, 4th -1; a game stopped at ``--max-plies``

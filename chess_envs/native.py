@@ -80,6 +80,13 @@ class NativeState(GameBase):
     def current_player(self) -> int:
         return self._game.side
 
+    def perft(self, depth: int) -> int:
+        """Leaf nodes of the legal-move tree ``depth`` plies deep from here (draw rules do not stop
+        the count, as in published perft tables); native, the game itself untouched."""
+        if depth < 0:
+            raise ValueError(f"depth must be >= 0, got {depth}")
+        return int(self._game.perft(depth))
+
     def legal_actions(self) -> np.ndarray:
         return self._game.legal_actions()
 

@@ -1,5 +1,5 @@
 """Command line: ``python -m evaluate tournament --game los_alamos --agents random greedy ...`` and
-``python -m evaluate play --game los_alamos --agent alphazero:checkpoints/los_alamos.pt``."""
+``python -m evaluate play --game los_alamos --agent alphazero:@los_alamos``."""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import torch
 
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig
+from agents.shipped import checkpoint_path
 from chess_envs.files import write_atomic
 from chess_envs.registry import new_state
 
@@ -31,8 +32,12 @@ def save_checkpoint(path: str | Path, payload: dict) -> None:
 
 
 def load_checkpoint(path: str | Path, game: str | None = None, map_location: str | torch.device = "cpu") -> dict:
-    """Read a checkpoint safely; CheckpointError says what is wrong with a bad one."""
-    path = Path(path)
+    """Read a checkpoint safely (``path`` a file, or ``@<game>`` for a shipped network);
+    CheckpointError says what is wrong with a bad one."""
+    try:
+        path = checkpoint_path(path)
+    except ValueError as error:
+        raise CheckpointError(str(error)) from None
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {path}")
     try:
@@ -77,17 +82,20 @@ def export_model(source: str | Path, target: str | Path) -> None:
     payload = load_checkpoint(source)
     keep = {key: payload[key] for key in ("game", "network", "model", "distilled_from") if key in payload}
     keep["counters"] = payload.get("counters", {})
-    keep["args"] = payload.get("args", {})
+    for key in ("config", "args"):  # the run's settings (0.2 named them args)
+        if key in payload:
+            keep[key] = payload[key]
     save_checkpoint(target, keep)
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> None:
+    """``python -m agents.alphazero.checkpoint SRC DST`` (``chess-envs export SRC DST``)."""
     import argparse
 
     parser = argparse.ArgumentParser(description="Export the playing part of an AlphaZero checkpoint.")
     parser.add_argument("source", help="a training checkpoint, e.g. runs/NAME/checkpoints/last.pt")
     parser.add_argument("target", help="where to write the small checkpoint")
-    arguments = parser.parse_args()
+    arguments = parser.parse_args(argv)
     try:
         export_model(arguments.source, arguments.target)
     except CheckpointError as error:
@@ -95,3 +103,7 @@ if __name__ == "__main__":
     except OSError as error:
         parser.exit(2, f"error: cannot write {arguments.target}: {error.strerror or error}\n")
     print(f"wrote {arguments.target} ({Path(arguments.target).stat().st_size / 1e6:.1f} MB)")
+
+
+if __name__ == "__main__":
+    main()

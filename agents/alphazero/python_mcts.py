@@ -154,6 +154,13 @@ class PythonSearchTree:
         """The game searched (the tree walks it; play moves with :meth:`advance`)."""
         return self._state
 
+    @property
+    def node(self) -> Node:
+        """The root node, once the search has expanded it (RuntimeError before)."""
+        if self.root is None:
+            raise RuntimeError("the tree has no root yet: search it first")
+        return self.root
+
     def advance(self, action: int) -> None:
         """Play ``action`` and keep its subtree as the new root (tree reuse)."""
         child = None
@@ -215,7 +222,7 @@ class PythonMCTS:
             chosen, weights, counts = [], [], []
             root_values, scores = np.zeros(len(trees), np.float32), np.zeros(len(trees), np.float32)
             for i, tree in enumerate(trees):
-                root = tree.root
+                root = tree.node
                 assert root is not None
                 weights.append(self._improved_policy(tree).astype(np.float32))
                 action = self._choose(tree, float(temps[i]))
@@ -224,7 +231,7 @@ class PythonMCTS:
                 counts.append(root.visits.copy())
             return PolicyOutput(
                 np.array(chosen, dtype=np.int64),
-                tuple(tree.root.actions for tree in trees),  # type: ignore[union-attr]
+                tuple(tree.node.actions for tree in trees),
                 tuple(weights),
                 tuple(counts),
                 root_values,
@@ -252,7 +259,7 @@ class PythonMCTS:
         """Run ``simulations`` (default: the config's) simulations in every tree."""
         budget = self.config.simulations if simulations is None else simulations
         self._expand_roots(trees)
-        remaining = {id(tree): budget for tree in trees if not tree.root.terminal and len(tree.root.actions)}
+        remaining = {id(tree): budget for tree in trees if not tree.node.terminal and len(tree.node.actions)}
         live = [tree for tree in trees if id(tree) in remaining]
         for tree in live:
             if self.config.gumbel:
@@ -277,7 +284,7 @@ class PythonMCTS:
         self._evaluate_pending(pending)
         if self.config.dirichlet_fraction > 0:
             for tree in trees:
-                root = tree.root
+                root = tree.node
                 if len(root.actions) > 1:
                     noise = self.rng.dirichlet([self.config.dirichlet_alpha] * len(root.actions))
                     fraction = self.config.dirichlet_fraction
@@ -306,7 +313,9 @@ class PythonMCTS:
         waiting: set[tuple[int, int]] = {(id(p.parent), p.index) for p in pending if p.tree is tree}
         vl = self.config.virtual_loss
         for _ in range(count):
-            node, path = tree.root, []
+            node = tree.node
+            path: list[tuple[Node, int]] = []
+            leaf: Node | _Pending | None
             state = tree.state
             while True:
                 index = self._select(tree, node, is_root=not path)
@@ -380,10 +389,10 @@ class PythonMCTS:
         if child.proven[node.player] >= 1.0:
             node.proven, node.depth = child.proven, child.depth + 1
             return True
-        children = node.children
-        if all(c is not None and c.proven is not None for c in children):
-            best = max(children, key=lambda c: (c.proven[node.player], -c.depth))
-            node.proven, node.depth = best.proven, max(c.depth for c in children) + 1
+        proven = [(c.proven, c.depth) for c in node.children if c is not None and c.proven is not None]
+        if len(proven) == len(node.children):
+            best = max(proven, key=lambda item: (item[0][node.player], -item[1]))
+            node.proven, node.depth = best[0], max(depth for _, depth in proven) + 1
             return True
         return False
 
@@ -415,7 +424,7 @@ class PythonMCTS:
     # -- Gumbel root search (Danihelka et al. 2022): sequential halving over sampled actions --
 
     def _start_gumbel(self, tree: PythonSearchTree, budget: int) -> None:
-        root = tree.root
+        root = tree.node
         gumbel = self.rng.gumbel(size=len(root.actions))
         considered = min(self.config.gumbel_considered, len(root.actions))
         scores = gumbel + np.log(np.maximum(root.priors, 1e-12))
@@ -429,7 +438,9 @@ class PythonMCTS:
         return (self.config.gumbel_c_visit + node.visits.max()) * self.config.gumbel_c_scale * q
 
     def _gumbel_select(self, tree: PythonSearchTree) -> int:
-        root, candidates = tree.root, tree._candidates
+        root, candidates = tree.node, tree._candidates
+        if candidates is None or tree._gumbel is None:
+            raise RuntimeError("a Gumbel step on a tree whose Gumbel search has not started")
         visits = root.visits[candidates]
         if len(candidates) > 1 and visits.min() >= tree._phase_target:
             score = tree._gumbel + np.log(np.maximum(root.priors, 1e-12)) + self._sigma(root, root.q())
@@ -445,7 +456,7 @@ class PythonMCTS:
     def _improved_policy(self, tree: PythonSearchTree) -> np.ndarray:
         """The training target over the root's legal actions: visit shares (PUCT), or the
         softmax of logits plus the scaled completed Q-values (Gumbel)."""
-        root = tree.root
+        root = tree.node
         if self.config.gumbel and root.logits is not None:
             q = np.where(root.visits > 0, root.q(), root.value[root.player])
             score = np.log(np.maximum(root.priors, 1e-12)) + self._sigma(root, q)
@@ -456,17 +467,17 @@ class PythonMCTS:
 
     def _choose(self, tree: PythonSearchTree, temperature: float = 0.0) -> int:
         """The move to play: Gumbel's pick, the most visited (temperature 0), or a sample ∝ N^(1/T)."""
-        root = tree.root
+        root = tree.node
         if self.config.gumbel and tree._candidates is not None:
             score = tree._gumbel + np.log(np.maximum(root.priors, 1e-12)) + self._sigma(root, root.q())
             return int(root.actions[tree._candidates[np.argmax(score[tree._candidates])]])
-        wins = [
-            i
+        wins = {
+            i: c.depth
             for i, c in enumerate(root.children)
             if c is not None and c.proven is not None and c.proven[root.player] >= 1.0
-        ]
+        }
         if wins:  # the shortest proven win
-            return int(root.actions[min(wins, key=lambda i: (root.children[i].depth, -root.visits[i]))])
+            return int(root.actions[min(wins, key=lambda i: (wins[i], -root.visits[i]))])
         visits = root.visits
         if temperature <= 0:
             best = np.flatnonzero(visits == visits.max())

@@ -181,6 +181,13 @@ class FourPlayerState(NativeState):
         self.observation_shape = (_PLANES_PER_STEP * history + _META_PLANES, SIZE, SIZE)
         self._game = core.FourPlayerGame(board, self.history, self.claim_win, _native_table())
 
+    def perft(self, depth: int) -> int:
+        """Leaf nodes at ``depth`` as the reference data counts them (a move that ends the game is a
+        leaf at its own depth; draw rules ignored), on a copy of the board."""
+        if depth < 0:
+            raise ValueError(f"depth must be >= 0, got {depth}")
+        return int(parse_board(self.to_text(), self.mode).perft(depth))
+
     @classmethod
     def from_text(cls, text: str, **options) -> FourPlayerState:
         return cls(text, **options)

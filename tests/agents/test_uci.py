@@ -113,7 +113,7 @@ def test_without_a_checkpoint_the_variants_shipped_network_plays():
     assert not any(line.startswith("info string") for line in output), output
     state = new_state("los_alamos")
     assert state.legal_action_mask()[state.move_to_action(output[-1].split()[1])]
-    assert str(engine.agent.name).endswith("checkpoints/los_alamos.pt?sims=16")
+    assert str(engine.agent.name) == "alphazero:@los_alamos?sims=16"
 
 
 def test_stop_during_go_infinite_answers_promptly(tmp_path):

@@ -1,0 +1,132 @@
+"""The package as a user installs it: an sdist and a wheel built from the tracked files, the wheel
+installed into fresh virtual environments, once without torch (the environments alone) and
+once with torch and the ``[agents]`` extra (the shipped networks play, as package data)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow
+
+
+def run(command: list[str], **options) -> subprocess.CompletedProcess:
+    """Run ``command``; its output is in the assertion message when it fails."""
+    result = subprocess.run(command, capture_output=True, text=True, timeout=1200, **options)
+    output = f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, f"{command} exited {result.returncode}:\n{output}"
+    return result
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory) -> Path:
+    """The sdist and the wheel, built by ``python -m build`` (the wheel from the sdist)."""
+    out = tmp_path_factory.mktemp("dist")
+    run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)])
+    return out
+
+
+def fresh_venv(folder: Path) -> Path:
+    """A new virtual environment with pip; its python."""
+    venv.EnvBuilder(with_pip=True).create(folder)
+    return folder / "bin" / "python"
+
+
+def outside(tmp_path: Path) -> dict:
+    """Run from a folder outside the checkout, so nothing is imported from it."""
+    return {"cwd": tmp_path, "env": {**os.environ, "PYTHONPATH": ""}}
+
+
+def test_an_sdist_and_a_wheel_build(dist) -> None:
+    [sdist] = dist.glob("*.tar.gz")
+    [wheel] = dist.glob("*.whl")
+    assert sdist.name.startswith("chess_envs-") and wheel.name.startswith("chess_envs-")
+    listing = run([sys.executable, "-m", "zipfile", "-l", str(wheel)]).stdout
+    for name in ("chess", "los_alamos", "four_player"):
+        assert f"agents/networks/{name}.pt" in listing, "the shipped networks are package data"
+
+
+def test_the_environments_install_and_run_without_torch(dist, tmp_path) -> None:
+    python = fresh_venv(tmp_path / "core")
+    [wheel] = dist.glob("*.whl")
+    run([str(python), "-m", "pip", "install", "-q", str(wheel)], **outside(tmp_path))
+    script = textwrap.dedent(
+        """
+        import importlib.util
+        import gymnasium as gym
+        import numpy as np
+        import chess_envs
+        assert importlib.util.find_spec("torch") is None, "the core install must not bring torch"
+        for env_id in ("Chess-v0", "LosAlamos-v0", "FourPlayerChess-v0"):
+            env = gym.make(env_id)
+            obs, info = env.reset(seed=0)
+            rng = np.random.default_rng(0)
+            for _ in range(20):
+                obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+                if terminated or truncated:
+                    obs, info = env.reset()
+        vec = gym.make_vec("Chess-v0", num_envs=4, vectorization_mode="vector_entry_point")
+        obs, info = vec.reset(seed=0)
+        masks = obs["action_mask"]
+        actions = [int(np.flatnonzero(mask)[0]) for mask in masks]
+        obs, rewards, terminated, truncated, info = vec.step(np.array(actions))
+        assert obs["observation"].shape == (4, 119, 8, 8)
+        print("core ok")
+        """
+    )
+    assert "core ok" in run([str(python), "-c", script], **outside(tmp_path)).stdout
+    command = str(python.parent / "chess-envs")
+    assert "depth 2: 400" in run([command, "perft", "--game", "chess", "--depth", "2"], **outside(tmp_path)).stdout
+    refused = subprocess.run([command, "train"], capture_output=True, text=True, **outside(tmp_path))
+    assert refused.returncode == 2 and "needs the [train] extra" in refused.stderr
+
+
+def test_with_torch_and_the_agents_extra_the_shipped_networks_play(dist, tmp_path) -> None:
+    python = fresh_venv(tmp_path / "agents")
+    [wheel] = dist.glob("*.whl")
+    run([str(python), "-m", "pip", "install", "-q", "torch==2.13.0"], **outside(tmp_path))
+    run([str(python), "-m", "pip", "install", "-q", f"{wheel}[agents]"], **outside(tmp_path))
+    uci = subprocess.run(
+        [str(python.parent / "chess-envs"), "uci"],
+        input="uci\nisready\nposition startpos moves e2e4\ngo nodes 64\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=600,
+        **outside(tmp_path),
+    )
+    lines = uci.stdout.splitlines()
+    assert uci.returncode == 0, uci.stderr
+    assert "id name chess-envs alphazero shipped network" in lines, lines
+    assert not any(line.startswith("info string") for line in lines), "the random fallback plays"
+    assert any(line.startswith("info depth") and " score cp " in line for line in lines), lines
+    assert lines[-1].startswith("bestmove ")
+    found = textwrap.dedent(
+        """
+        from agents.shipped import shipped_agent, shipped_checkpoint
+        from agents import make_agent
+        from chess_envs.registry import new_state
+        for game in ("chess", "los_alamos", "four_player"):
+            assert shipped_checkpoint(game).is_file() and "site-packages" in str(shipped_checkpoint(game))
+            agent = make_agent(shipped_agent(game) + "?sims=8", game)
+            state = new_state(game)
+            assert agent.select_action(state) in state.legal_actions()
+        print("agents ok")
+        """
+    )
+    assert "agents ok" in run([str(python), "-c", found], **outside(tmp_path)).stdout
+    play = subprocess.run(
+        [str(python.parent / "chess-envs"), "play", "--game", "los_alamos"],
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        timeout=600,
+        **outside(tmp_path),
+    )
+    assert play.returncode == 0 and "R N Q K N R" in play.stdout, play.stdout + play.stderr  # the shipped agent loaded
