@@ -15,7 +15,7 @@ import importlib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, overload, runtime_checkable
 
 from chess_envs.core import GameState
 
@@ -185,6 +185,10 @@ def check_device(device: str) -> str:
     return device
 
 
+@overload
+def int_option(value: None, name: str, minimum: int | None = None, maximum: int | None = None) -> None: ...
+@overload
+def int_option(value: int | str, name: str, minimum: int | None = None, maximum: int | None = None) -> int: ...
 def int_option(value: Any, name: str, minimum: int | None = None, maximum: int | None = None) -> int | None:
     """Parse an integer option of a spec string (None stays None)."""
     if value is None:

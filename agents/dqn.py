@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -42,7 +42,7 @@ class PlanesExtractor(BaseFeaturesExtractor):
     """
 
     def __init__(self, observation_space: gym.spaces.Dict, filters: int = 64, layers: int = 3) -> None:
-        channels, height, width = observation_space[PLANES].shape
+        channels, height, width = cast(tuple[int, int, int], observation_space[PLANES].shape)
         super().__init__(observation_space, filters * height * width)
         blocks: list[nn.Module] = []
         for layer in range(layers):
@@ -67,6 +67,7 @@ class DuelingHead(nn.Module):
         squares = height * width
         self.planes = (filters, height, width)
         self.types = num_actions // squares if num_actions % squares == 0 else 0
+        self.advantage: nn.Module
         if self.types:
             self.advantage = nn.Sequential(
                 nn.Conv2d(filters, filters, 3, padding=1), nn.ReLU(), nn.Conv2d(filters, self.types, 1)
@@ -115,11 +116,13 @@ class MaskedQNetwork(QNetwork):
         self.net_arch = net_arch or [256]
         self.activation_fn = activation_fn
         self.features_dim = features_dim
-        _, height, width = observation_space[PLANES].shape
+        _, height, width = cast(tuple[int, int, int], observation_space[PLANES].shape)
         filters = features_dim // (height * width)
-        self.q_net = DuelingHead(filters, height, width, int(action_space.n), self.net_arch[0])
+        # SB3 declares q_net a Sequential; the dueling head takes its place.
+        self.q_net = DuelingHead(filters, height, width, int(action_space.n), self.net_arch[0])  # type: ignore[assignment]
 
-    def _predict(self, observation: dict[str, torch.Tensor], deterministic: bool = True) -> torch.Tensor:
+    def _predict(self, observation: torch.Tensor | dict[str, torch.Tensor], deterministic: bool = True) -> torch.Tensor:
+        observation = cast(dict[str, torch.Tensor], observation)  # the envs' observations are dicts
         q_values = self(observation).masked_fill(~legal(observation), -torch.inf)
         return q_values.argmax(dim=1).reshape(-1)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections.abc import Iterator
+from typing import IO, cast
 
 import chess
 import chess.engine
@@ -17,6 +18,14 @@ import chess.engine
 from agents.base import AgentError, int_option, register_agent
 from chess_envs.core import GameState
 from chess_envs.registry import get_game, registered_games
+
+
+def chess_board(state: GameState) -> chess.Board:
+    """The python-chess board of a standard chess state, history included (what Stockfish plays)."""
+    board = getattr(state, "board", None)
+    if not isinstance(board, chess.Board):
+        raise AgentError(f"stockfish plays standard chess; {type(state).__name__} has no python-chess board")
+    return board
 
 
 def engine_variant(engine: str, game: str) -> str:
@@ -82,15 +91,16 @@ class UciProcess:
 
     def send(self, line: str) -> None:
         try:
-            self.process.stdin.write(line + "\n")
-            self.process.stdin.flush()
+            stdin = cast(IO[str], self.process.stdin)  # opened with stdin=PIPE
+            stdin.write(line + "\n")
+            stdin.flush()
         except (BrokenPipeError, OSError) as error:
             raise AgentError(f"{self.name} is not running (exit code {self.process.poll()})") from error
 
     def lines_until(self, prefix: str) -> Iterator[str]:
         """The engine's lines up to and including the first that starts with ``prefix``."""
         while True:
-            line = self.process.stdout.readline()
+            line = cast(IO[str], self.process.stdout).readline()
             if not line:
                 raise AgentError(f"{self.name} ended while we waited for {prefix!r} (exit code {self.process.wait()})")
             yield line.strip()
@@ -114,8 +124,8 @@ class UciProcess:
             except (AgentError, subprocess.TimeoutExpired):
                 self.process.kill()
                 self.process.wait()
-        self.process.stdin.close()
-        self.process.stdout.close()
+        cast(IO[str], self.process.stdin).close()
+        cast(IO[str], self.process.stdout).close()
 
 
 @register_agent("stockfish")
@@ -157,7 +167,7 @@ class StockfishAgent:
             time=None if self.limits.movetime is None else self.limits.movetime / 1000,
         )
         try:
-            result = self.engine.play(state.board, limit, game=self._game)
+            result = self.engine.play(chess_board(state), limit, game=self._game)
         except (chess.engine.EngineError, chess.engine.EngineTerminatedError) as error:
             raise AgentError(f"stockfish failed in {state.to_text()}: {error!r}") from error
         if result.move is None:

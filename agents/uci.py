@@ -36,7 +36,7 @@ from typing import BinaryIO, TextIO
 
 import numpy as np
 
-from agents.base import SearchingAgent, SearchLimits, Thought, make_agent
+from agents.base import Agent, AgentError, SearchingAgent, SearchLimits, Thought, make_agent
 from agents.shipped import shipped_agent
 from chess_envs.core import GameState
 from chess_envs.registry import new_state, registered_games
@@ -64,7 +64,7 @@ class UCIEngine:
         self.out = out
         self.variant = next(iter(VARIANTS))
         self.simulations = _DEFAULT_SIMULATIONS
-        self.agent = None
+        self.agent: Agent | None = None
         self.state = new_state(VARIANTS[self.variant])
         self._search: threading.Thread | None = None
         self._stop = threading.Event()
@@ -265,6 +265,8 @@ class UCIEngine:
 
     def _best_move(self, state: GameState, limits: dict[str, int]) -> str:
         agent = self.agent
+        if agent is None:
+            raise AgentError("no agent is loaded")
         if not isinstance(agent, SearchingAgent):  # a plain agent: one answer, no search to report
             if "ponder" in limits:
                 self._wait_for_ponder_end()

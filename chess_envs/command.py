@@ -55,8 +55,11 @@ def perft(argv: list[str] | None = None) -> None:
         options = dict(item.split("=", 1) for item in args.option)
         get_game(args.game).check_options(options)
         state = new_state(args.game, args.fen, **options) if args.fen else new_state(args.game, **options)
+        count = getattr(state, "perft", None)
+        if count is None:
+            parser.error(f"{args.game} has no perft")
         for depth in range(1, args.depth + 1):
-            print(f"depth {depth}: {state.perft(depth):,}", flush=True)
+            print(f"depth {depth}: {count(depth):,}", flush=True)
     except ValueError as error:
         parser.error(str(error))
 

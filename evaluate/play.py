@@ -36,7 +36,7 @@ def san_moves(state: GameState) -> dict[str, int]:
     cells = {}
     for r, row in enumerate(state.board_cells()):
         for f, cell in enumerate(row):
-            if cell:
+            if isinstance(cell, tuple):
                 cells["abcdef"[f] + str(len(state.board_cells()) - r)] = cell[0].upper()
     for action, uci in moves.items():
         origin, target, promotion = uci[:2], uci[2:4], uci[4:].upper()

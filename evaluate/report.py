@@ -132,7 +132,7 @@ def _game_pgn(record: GameRecord, number: int) -> str:
         board = chess.Board(record.opening)
         game = chess.pgn.Game(headers={**headers})
         game.setup(board)
-        node = game
+        node: chess.pgn.GameNode = game
         for move in record.moves:
             node = node.add_variation(chess.Move.from_uci(move))
         game.headers["Result"] = result

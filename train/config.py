@@ -92,7 +92,7 @@ def validate(config: Config) -> None:
                 setattr(holder, item.name, value)
             if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
                 raise ValueError(f"{item.name} must be {kind.__name__}, got {value!r}")
-            if kind is float and not math.isfinite(float(value)):
+            if kind is float and not math.isfinite(cast(float, value)):
                 raise ValueError(f"{item.name} must be a finite number, got {value}")
             if meta.get("choices") is not None and value not in meta["choices"]:
                 raise ValueError(f"{item.name} must be one of {', '.join(meta['choices'])}; got {value!r}")

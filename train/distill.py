@@ -16,6 +16,7 @@ import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -70,7 +71,7 @@ class Trainer:
         self.rng = np.random.default_rng([config.seed, 2])
         self.network_config = network_config(config)
         self.network = new_network(config, self.device)
-        self.counters = {"learner_steps": 0, "seconds": 0.0, "positions": len(data["scores"])}
+        self.counters: dict[str, Any] = {"learner_steps": 0, "seconds": 0.0, "positions": len(data["scores"])}
         self.optimization = Optimization(self.network, config.optimization, config.minutes, self.counters)
         held_out = np.random.default_rng([config.seed, 3]).random(int(data["game"].max()) + 1) < config.validation_share
         mask = held_out[data["game"]]

@@ -116,7 +116,11 @@ def play_and_label(args: DistillConfig, teacher: Teacher, index: int) -> Labelle
         if state.is_terminal():
             break
         state.apply(int(rng.choice(state.legal_actions())))
-    planes, actions, probs, scores, movers = [], [], [], [], []
+    planes: list[np.ndarray] = []
+    actions: list[np.ndarray] = []
+    probs: list[np.ndarray] = []
+    scores: list[float] = []
+    movers: list[int] = []
     while not state.is_terminal() and len(planes) < args.max_plies:
         label = teacher.analyse(state.to_text())
         legal = [state.move_to_action(move) for move in label.moves]
@@ -203,7 +207,7 @@ class Shards:
             "results": np.concatenate([g.results for g in games]),
             "game": np.concatenate([np.full(len(g.scores), g.index, np.int64) for g in games]),
         }
-        write_atomic(path, lambda handle: np.savez_compressed(handle, **arrays))
+        write_atomic(path, lambda handle: np.savez_compressed(handle, **arrays))  # type: ignore[arg-type]
         self.paths.append(path)
         return path
 

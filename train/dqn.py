@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import cast
 
 import torch
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
@@ -49,28 +50,30 @@ class TrainingCallback(BaseCallback):
         self.opponent = opponent
         self.run_log = RunLog(run_dir)
         self.started = time.monotonic()
-        self.bar: tqdm | None = None
+        self.bar = tqdm(total=args.total_steps, unit="step", disable=not args.progress)
+
+    @property
+    def learner(self) -> MaskableDQN:
+        return cast(MaskableDQN, self.model)
 
     def _on_training_start(self) -> None:
-        self.bar = tqdm(
-            total=self.args.total_steps, initial=self.num_timesteps, unit="step", disable=not self.args.progress
-        )
+        self.bar.update(self.num_timesteps)  # a resumed run starts where it stopped
 
     def _on_step(self) -> bool:
         args, steps = self.args, self.num_timesteps
         self.bar.update(steps - self.bar.n)
         every = lambda period: period and steps // period > (steps - self.training_env.num_envs) // period  # noqa: E731
         if self.opponent is not None and every(args.self_play_refresh):
-            self.opponent.refresh(self.model)
+            self.opponent.refresh(self.learner)
         if every(args.eval_every):
-            scores = baseline_scores(args.game, ModelAgent(self.model), args.eval_games, args.max_plies, args.seed)
+            scores = baseline_scores(args.game, ModelAgent(self.learner), args.eval_games, args.max_plies, args.seed)
             for key, value in scores.items():
                 self.logger.record(key, value)
             self.logger.dump(steps)
             self.run_log.write(steps, scores)
             self.bar.set_postfix({key.split("_vs_")[1]: round(value, 2) for key, value in scores.items()})
         if every(args.checkpoint_every):
-            save_run(self.model, self.run_dir)
+            save_run(self.learner, self.run_dir)
         return not (args.minutes and time.monotonic() - self.started >= args.minutes * 60)
 
     def _on_training_end(self) -> None:

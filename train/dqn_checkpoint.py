@@ -14,7 +14,9 @@ import argparse
 import json
 import zipfile
 from pathlib import Path
+from typing import cast
 
+import gymnasium as gym
 import numpy as np
 import torch
 
@@ -40,11 +42,11 @@ def network_sizes(model: MaskableDQN) -> dict[str, int]:
 
 def save_model(model: MaskableDQN, path: str | Path) -> Path:
     """Write the model (weights, optimizer, counters; no replay) to ``path`` atomically."""
-    space = model.observation_space
+    space = cast(gym.spaces.Dict, model.observation_space)
     meta = {
         "game": model.game,
-        "observation_shape": list(space[PLANES].shape),
-        "num_actions": int(model.action_space.n),
+        "observation_shape": list(cast(tuple[int, ...], space[PLANES].shape)),
+        "num_actions": int(cast(gym.spaces.Discrete, model.action_space).n),
         "step": int(model.num_timesteps),
         **network_sizes(model),
     }
@@ -113,7 +115,7 @@ def _replay_arrays(buffer: CompactReplayBuffer) -> dict[str, np.ndarray]:
 def save_replay(buffer: CompactReplayBuffer, path: Path, step: int) -> Path:
     """The replay buffer as an ``.npz`` of plain arrays (loaded without pickle), written atomically."""
     arrays = {**_replay_arrays(buffer), "position": np.array([buffer.pos, int(buffer.full), step], dtype=np.int64)}
-    return write_atomic(path, lambda handle: np.savez(handle, **arrays))
+    return write_atomic(path, lambda handle: np.savez(handle, **arrays))  # type: ignore[arg-type]
 
 
 def load_replay(buffer: CompactReplayBuffer, path: Path) -> int:
@@ -147,7 +149,7 @@ def save_run(model: MaskableDQN, run_dir: Path) -> Path:
     step = model.num_timesteps
     model_file, replay_file = f"model_{step:010d}.pt", f"replay_{step:010d}.npz"
     save_model(model, folder / model_file)
-    save_replay(model.replay_buffer, folder / replay_file, step)
+    save_replay(cast(CompactReplayBuffer, model.replay_buffer), folder / replay_file, step)
     manifest = {"format": RUN_FORMAT, "step": step, "model": model_file, "replay": replay_file}
     write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=2))
     last = folder / "last.pt"
@@ -180,7 +182,7 @@ def restore_run(model: MaskableDQN, run_dir: Path) -> None:
     folder = run_dir / "checkpoints"
     manifest = read_manifest(folder)
     meta = restore_model(model, folder / manifest["model"])
-    replay_step = load_replay(model.replay_buffer, folder / manifest["replay"])
+    replay_step = load_replay(cast(CompactReplayBuffer, model.replay_buffer), folder / manifest["replay"])
     if not meta["step"] == replay_step == manifest["step"]:
         raise DQNCheckpointError(
             f"{folder}: the manifest says step {manifest['step']}, its model is from step {meta['step']} and its "

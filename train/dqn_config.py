@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
+
+import gymnasium as gym
 
 from agents.dqn import LIMITS
 from chess_envs.gym_env import GameEnv
@@ -73,7 +75,7 @@ class DQNConfig(Config):
             raise ValueError(f"the DQN baseline plays two-player games, not {self.game!r}")
         if self.exploration_final_eps > self.exploration_initial_eps:
             raise ValueError("need exploration_final_eps <= exploration_initial_eps")
-        space = GameEnv(self.game).observation_space
+        space = cast(gym.spaces.Dict, GameEnv(self.game).observation_space)
         bytes_needed = self.buffer_size * CompactReplayBuffer.bytes_per_transition(space)
         check_memory(f"a replay buffer of {self.buffer_size:,} transitions", bytes_needed)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import gymnasium as gym
 import numpy as np
@@ -69,14 +69,15 @@ class MaterialShaping(gym.Wrapper):
     and away from draws, the way a player with contempt for draws plays a weaker opponent.
     """
 
-    def __init__(self, env: GameEnv, weight: float, draw_reward: float) -> None:
+    def __init__(self, env: gym.Env, weight: float, draw_reward: float) -> None:
         super().__init__(env)
         self.weight, self.draw_reward = weight, draw_reward
         self._phi = 0.0
 
     def _potential(self) -> float:
-        material = self.env.unwrapped.state.material()
-        seat = self.env.unwrapped.agent_seat
+        game = cast(GameEnv, self.env.unwrapped)
+        material = game.state.material()
+        seat = game.agent_seat
         return float(2 * material[seat] - material.sum()) / 10.0
 
     def reset(self, **kwargs):

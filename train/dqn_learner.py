@@ -15,7 +15,7 @@ smaller than SB3's float32 buffer (see docs/dqn.md for the sums), and gives n-st
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -51,7 +51,7 @@ class CompactReplayBuffer(DictReplayBuffer):
         if n_steps < 1:
             raise ValueError(f"n_steps must be >= 1, got {n_steps}")
         self.n_steps, self.gamma = n_steps, gamma
-        self._mask_size = int(np.prod(observation_space[MASK].shape))
+        self._mask_size = int(np.prod(cast(tuple[int, ...], observation_space[MASK].shape)))
         packed = (self._mask_size + 7) // 8
         for store in (self.observations, self.next_observations):
             store[PLANES] = np.zeros((self.buffer_size, self.n_envs, *self.obs_shape[PLANES]), dtype=np.uint8)
@@ -102,8 +102,8 @@ class CompactReplayBuffer(DictReplayBuffer):
     @staticmethod
     def bytes_per_transition(observation_space: gym.spaces.Dict) -> int:
         """Bytes one transition takes here (observation and next observation, both stored)."""
-        planes = int(np.prod(observation_space[PLANES].shape))
-        mask = (int(np.prod(observation_space[MASK].shape)) + 7) // 8
+        planes = int(np.prod(cast(tuple[int, ...], observation_space[PLANES].shape)))
+        mask = (int(np.prod(cast(tuple[int, ...], observation_space[MASK].shape))) + 7) // 8
         return 2 * (planes + mask) + 8 + 4 + 4 + 4  # + action (int64), reward, done, timeout
 
 
@@ -151,7 +151,7 @@ class MaskableDQN(DQN):
     # place 1: warm-up sampling
     def _sample_action(self, learning_starts: int, action_noise: Any = None, n_envs: int = 1):  # noqa: ANN202
         if self.num_timesteps < learning_starts:
-            action = _legal_choice(self._last_obs[MASK], self._mask_rng)
+            action = _legal_choice(cast(dict[str, np.ndarray], self._last_obs)[MASK], self._mask_rng)
             return action, action
         return super()._sample_action(learning_starts, action_noise, n_envs)
 
@@ -170,10 +170,11 @@ class MaskableDQN(DQN):
         self._update_learning_rate(self.policy.optimizer)
         losses = []
         for _ in range(gradient_steps):
-            data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)
-            discounts = data.discounts if getattr(data, "discounts", None) is not None else self.gamma
+            data = cast(CompactReplayBuffer, self.replay_buffer).sample(batch_size, env=self._vec_normalize_env)
+            n_step = getattr(data, "discounts", None)
+            discounts: torch.Tensor | float = self.gamma if n_step is None else n_step
             with torch.no_grad():
-                next_legal = legal(data.next_observations)
+                next_legal = legal(cast(dict[str, torch.Tensor], data.next_observations))
                 next_q = self.q_net_target(data.next_observations)
                 if self.double_q:  # the online network picks the move, the target network scores it
                     best = self.q_net(data.next_observations).masked_fill(~next_legal, -torch.inf).argmax(dim=1)

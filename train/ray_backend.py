@@ -79,7 +79,8 @@ class RaySelfPlay:
                 log_to_driver=False,
             )
         settings = to_dict(config)
-        self.actors = [SelfPlayActor.options(num_cpus=1).remote(settings, i) for i in range(config.ray_workers)]
+        actor = SelfPlayActor.options(num_cpus=1)  # type: ignore[attr-defined]  # made by @ray.remote
+        self.actors = [actor.remote(settings, i) for i in range(config.ray_workers)]
         self.restarts = 0
 
     def play(self, moves: int) -> Played:

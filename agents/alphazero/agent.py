@@ -45,7 +45,7 @@ class NetworkEvaluator:
         start = time.perf_counter()
         version = self._weights_version()
         if self._fused is None or version != self._version:
-            fused = fused_for_inference(self.network).to(memory_format=torch.channels_last)
+            fused = fused_for_inference(self.network).to(memory_format=torch.channels_last)  # type: ignore[call-overload]
             self._fused, self._version = fused, version
         if planes.dtype == np.uint8:  # quantize_planes: 1/255 steps, as the replay buffer hands them to learning
             batch = torch.from_numpy(np.ascontiguousarray(planes)).to(self.device).float().div_(255.0)

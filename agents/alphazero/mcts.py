@@ -64,9 +64,9 @@ class SearchTree:
     """One game being searched: its state (at the root) and the reusable native tree below it."""
 
     def __init__(self, state: GameState) -> None:
-        native = isinstance(state, NativeState)  # first: a Python game need not be registered
-        tree_class = get_game(state.game_name).native_class("SearchTree") if native else None
-        if tree_class is None:
+        # isinstance first: a Python game need not be registered
+        tree_class = get_game(state.game_name).native_class("SearchTree") if isinstance(state, NativeState) else None
+        if tree_class is None or not isinstance(state, NativeState):
             raise ValueError(
                 f"{type(state).__name__} has no native search; search it with agents.alphazero.python_mcts.PythonMCTS"
             )
@@ -234,8 +234,8 @@ class MCTS:
         dtype = np.dtype(self.config.planes)
         planes = self._planes
         if planes is None or planes.shape[1:] != shape or len(planes) < rows or planes.dtype != dtype:
-            self._planes = np.empty((rows, *shape), dtype=dtype)
-        return self._planes
+            planes = self._planes = np.empty((rows, *shape), dtype=dtype)
+        return planes
 
     def _receive(self, search: Any, planes: np.ndarray, rows: int) -> None:
         logits, values = self.evaluate(planes[:rows])

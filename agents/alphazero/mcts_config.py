@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -167,7 +167,7 @@ def root_statistics(node: Any, index: int) -> tuple[float, float]:
 
 def principal_variation(tree: Any, limit: int = 64) -> list[int]:
     """The most visited line from ``tree``'s root, as actions (at most ``limit``)."""
-    node, line = tree.root, []
+    node, line = tree.root, cast(list[int], [])
     while node is not None and len(node.actions) and node.visits.max() > 0 and len(line) < limit:
         index = int(np.argmax(node.visits))
         line.append(int(node.actions[index]))

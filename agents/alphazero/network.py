@@ -166,12 +166,13 @@ def fused_for_inference(network: AlphaZeroNet) -> AlphaZeroNet:
     fused = copy.deepcopy(network).eval()
     for module in fused.modules():
         if isinstance(module, ResidualBlock):
-            module.conv1, module.bn1 = fuse_conv_bn_eval(module.conv1, module.bn1), nn.Identity()
-            module.conv2, module.bn2 = fuse_conv_bn_eval(module.conv2, module.bn2), nn.Identity()
+            module.conv1, module.bn1 = fuse_conv_bn_eval(module.conv1, module.bn1), nn.Identity()  # type: ignore[assignment]
+            module.conv2, module.bn2 = fuse_conv_bn_eval(module.conv2, module.bn2), nn.Identity()  # type: ignore[assignment]
         elif isinstance(module, nn.Sequential):
             for i in range(len(module) - 1):
-                if isinstance(module[i], nn.Conv2d) and isinstance(module[i + 1], nn.BatchNorm2d):
-                    module[i], module[i + 1] = fuse_conv_bn_eval(module[i], module[i + 1]), nn.Identity()
+                conv, norm = module[i], module[i + 1]
+                if isinstance(conv, nn.Conv2d) and isinstance(norm, nn.BatchNorm2d):
+                    module[i], module[i + 1] = fuse_conv_bn_eval(conv, norm), nn.Identity()
     return fused
 
 

@@ -33,7 +33,9 @@ class SearchAgent(AgentBase):
     """A move is the search's choice after ``config.simulations`` simulations, unless a move wins at
     once; :meth:`think` searches within :class:`~agents.base.SearchLimits` and reports as it goes."""
 
-    def __init__(self, game: str, evaluator: Evaluator, config: MCTSConfig, temperature: float, seed: int) -> None:
+    def __init__(
+        self, game: str, evaluator: Evaluator, config: MCTSConfig, temperature: float, seed: int | None
+    ) -> None:
         self.evaluator = evaluator
         self.search = new_search(game, evaluator, config)
         self.temperature = temperature

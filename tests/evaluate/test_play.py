@@ -82,4 +82,4 @@ def test_without_an_agent_the_shipped_network_plays(game):
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    assert f"checkpoints/{game}.pt" in result.stdout
+    assert f"alphazero:@{game} plays" in result.stdout
