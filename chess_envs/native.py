@@ -15,7 +15,7 @@ import importlib.util
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -41,7 +41,10 @@ def _load_core() -> Any:
     return module
 
 
-core = _load_core()
+if TYPE_CHECKING:  # the types of the native module: its stub, chess_envs/_core.pyi
+    from chess_envs import _core as core
+else:
+    core = _load_core()
 
 InUseError: type[RuntimeError] = core.InUseError
 """Raised instead of using an object that another call is using: a vector env stepped by a second

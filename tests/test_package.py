@@ -51,6 +51,7 @@ def test_an_sdist_and_a_wheel_build(dist) -> None:
     listing = run([sys.executable, "-m", "zipfile", "-l", str(wheel)]).stdout
     for name in ("chess", "los_alamos", "four_player"):
         assert f"agents/networks/{name}.pt" in listing, "the shipped networks are package data"
+    assert "chess_envs/_core.pyi" in listing and "chess_envs/py.typed" in listing, "the native module's types"
 
 
 def test_the_environments_install_and_run_without_torch(dist, tmp_path) -> None:
