@@ -52,6 +52,8 @@ class SearchLimits:
     """stop once the principal variation is this long"""
     infinite: bool = False
     """until ``stop()`` says so (analysis, pondering)"""
+    lines: int = 1
+    """how many of the most searched moves to report with their scores and lines (UCI's MultiPV)"""
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ class Thought:
     nodes: int
     """simulations so far"""
     seconds: float
+    lines: tuple[tuple[int, float, tuple[int, ...]], ...] = ()
+    """the most searched moves, best first, as (action, score, line): as many as ``SearchLimits.lines``"""
 
 
 @runtime_checkable

@@ -10,11 +10,15 @@ chess as Fairy-Stockfish does (the checkpoint must be for that game). With neith
 nor an agent it plays the network shipped for the variant (``alphazero:@chess``,
 ``alphazero:@los_alamos``, package data). Supported: ``uci``,
 ``isready``, ``ucinewgame``, ``position startpos|fen ... [moves ...]``, ``go`` with ``nodes``,
-``movetime``, ``wtime``/``btime``/``winc``/``binc``, ``depth`` and ``infinite``, ``stop``,
-``setoption`` (``UCI_Variant``, ``Simulations``) and ``quit``. An AlphaZero search runs in a
-thread in chunks of simulations and reports ``info depth seldepth nodes nps score cp pv``
-after each; ``stop`` ends it at the next chunk; ``go ponder`` searches until ``ponderhit``
-(then the move's own limits apply) or ``stop``. Anything malformed is answered with an
+``movetime``, ``wtime``/``btime``/``winc``/``binc``/``movestogo``, ``depth``, ``ponder`` and
+``infinite``, ``stop``, ``ponderhit``, ``setoption`` and ``quit``. Options (names
+case-insensitive): ``UCI_Variant``, ``Simulations``, ``Threads`` (torch's threads for the
+network), ``Hash`` (the evaluation cache, MB), ``Clear Hash``, ``MultiPV``, ``Move Overhead``
+(ms), ``Ponder``, ``UCI_ShowWDL`` (:func:`win_draw_loss`). An AlphaZero search runs in a thread
+in chunks of simulations and reports ``info depth seldepth [multipv] score cp [wdl] nodes nps
+hashfull time pv`` after each; ``stop`` ends it at the next chunk; ``go ponder`` searches until
+``ponderhit`` (the same tree goes on under the move's own limits) or ``stop``; ``bestmove``
+names the reply to ponder on. ``searchmoves`` is refused. Anything malformed is answered with an
 ``info string`` and ignored.
 
 The engine always answers ``go`` with a ``bestmove``: when the agent cannot be loaded or fails
@@ -45,6 +49,8 @@ VARIANTS = {record.uci_variant: record.name for record in registered_games() if 
 """UCI_Variant value -> game name, from the registry (the first is the variant at start)"""
 _CHUNK = 16  # the agent's own simulations: every search is given its limits
 _DEFAULT_SIMULATIONS = 800
+_DEFAULT_HASH_MB = 256
+_DEFAULT_OVERHEAD_MS = 30
 
 
 def centipawns(q: float) -> int:
@@ -64,6 +70,12 @@ class UCIEngine:
         self.out = out
         self.variant = next(iter(VARIANTS))
         self.simulations = _DEFAULT_SIMULATIONS
+        self.threads = 1
+        self.hash_mb = _DEFAULT_HASH_MB
+        self.multipv = 1
+        self.overhead_ms = _DEFAULT_OVERHEAD_MS
+        self.ponder = False
+        self.show_wdl = False
         self.agent: Agent | None = None
         self.state = new_state(VARIANTS[self.variant])
         self._search: threading.Thread | None = None
@@ -122,6 +134,13 @@ class UCIEngine:
         variants = " ".join(f"var {variant}" for variant in VARIANTS)
         self.send(f"option name UCI_Variant type combo default {next(iter(VARIANTS))} {variants}")
         self.send(f"option name Simulations type spin default {_DEFAULT_SIMULATIONS} min 1 max 1000000")
+        self.send("option name Threads type spin default 1 min 1 max 256")
+        self.send(f"option name Hash type spin default {_DEFAULT_HASH_MB} min 1 max 65536")
+        self.send("option name Clear Hash type button")
+        self.send("option name MultiPV type spin default 1 min 1 max 500")
+        self.send(f"option name Move Overhead type spin default {_DEFAULT_OVERHEAD_MS} min 0 max 5000")
+        self.send("option name Ponder type check default false")
+        self.send("option name UCI_ShowWDL type check default false")
         self.send("uciok")
 
     def _when_loaded(self, then: Callable[[], None]) -> None:
@@ -138,11 +157,13 @@ class UCIEngine:
             if self.agent_spec:
                 self.agent = make_agent(self.agent_spec, game)
             else:
-                self.agent = make_agent(f"{self.checkpoint_spec(game)}?sims={_CHUNK}", game)
+                self.agent = make_agent(f"{self.checkpoint_spec(game)}&sims={_CHUNK}", game)
 
     def checkpoint_spec(self, game: str) -> str:
-        """The AlphaZero agent of ``--checkpoint``, or of the network shipped for ``game``."""
-        return f"alphazero:{self.checkpoint}" if self.checkpoint else shipped_agent(game)
+        """The AlphaZero agent of ``--checkpoint``, or of the network shipped for ``game``, with the
+        Hash option's cache."""
+        spec = f"alphazero:{self.checkpoint}" if self.checkpoint else shipped_agent(game)
+        return f"{spec}?cache_mb={self.hash_mb}"
 
     def _new_game(self, _: list[str]) -> None:
         self._finish_search()
@@ -181,10 +202,28 @@ class UCIEngine:
                 self._drop_agent()
                 self.state = new_state(VARIANTS[self.variant])
         elif name == "simulations":
-            count = int(value)
-            if count < 1:
-                raise ValueError("Simulations must be >= 1")
-            self.simulations = count
+            self.simulations = _spin(value, "Simulations", 1, 1_000_000)
+        elif name == "threads":
+            self.threads = _spin(value, "Threads", 1, 256)
+            _set_torch_threads(self.threads)
+        elif name == "hash":
+            size = _spin(value, "Hash", 1, 65_536)
+            if size != self.hash_mb:
+                self._finish_search()
+                self.hash_mb = size
+                self._drop_agent()  # built again with the new cache at the next isready or go
+        elif name == "clear hash":
+            cache = getattr(getattr(self.agent, "search", None), "cache", None)
+            if cache is not None:
+                cache.clear()
+        elif name == "multipv":
+            self.multipv = _spin(value, "MultiPV", 1, 500)
+        elif name == "move overhead":
+            self.overhead_ms = _spin(value, "Move Overhead", 0, 5_000)
+        elif name == "ponder":
+            self.ponder = _check(value, "Ponder")
+        elif name == "uci_showwdl":
+            self.show_wdl = _check(value, "UCI_ShowWDL")
         else:
             raise ValueError(f"no option {name!r}")
 
@@ -233,65 +272,133 @@ class UCIEngine:
     def _budget(self, state: GameState, limits: dict[str, int]) -> SearchLimits:
         """The limits of this move's search (no limit given: the Simulations option)."""
         if "infinite" in limits:
-            return SearchLimits(infinite=True)
+            return SearchLimits(infinite=True, lines=self.multipv)
         nodes = limits.get("nodes")
-        seconds = limits["movetime"] / 1000 if "movetime" in limits else None
+        overhead = self.overhead_ms / 1000
+        seconds = max(0.005, limits["movetime"] / 1000 - overhead) if "movetime" in limits else None
         mover_time = limits.get("wtime" if state.current_player == 0 else "btime")
         if mover_time is not None and seconds is None:
-            increment = limits.get("winc" if state.current_player == 0 else "binc", 0)
-            seconds = max(0.05, (mover_time / 30 + increment * 0.8) / 1000)
+            seconds = move_time(
+                mover_time / 1000,
+                limits.get("winc" if state.current_player == 0 else "binc", 0) / 1000,
+                limits.get("movestogo"),
+                overhead,
+            )
         if nodes is None and seconds is None:
             nodes = self.simulations
-        return SearchLimits(nodes=nodes, seconds=seconds, depth=limits.get("depth"))
+        return SearchLimits(nodes=nodes, seconds=seconds, depth=limits.get("depth"), lines=self.multipv)
 
     def _think(self, state: GameState, limits: dict[str, int]) -> None:
         """The search thread: always ends by sending ``bestmove``."""
         try:
             self._load()
-            move = self._best_move(state, limits)
+            move, ponder = self._best_move(state, limits)
         except Exception as error:  # a GUI waits for bestmove: fall back to a legal move
             self.complain(f"the agent failed ({type(error).__name__}: {error}); playing a random legal move")
             self._drop_agent()
-            move = state.action_to_move(int(self._rng.choice(state.legal_actions())))
+            move, ponder = state.action_to_move(int(self._rng.choice(state.legal_actions()))), None
             if "ponder" in limits:
                 self._wait_for_ponder_end()
         if "infinite" in limits:
             self._stop.wait()
-        self.send(f"bestmove {move}")
+        self.send(f"bestmove {move}" + (f" ponder {ponder}" if ponder else ""))
 
     def _wait_for_ponder_end(self) -> None:
         while not (self._stop.is_set() or self._ponderhit.wait(0.02)):
             pass
 
-    def _best_move(self, state: GameState, limits: dict[str, int]) -> str:
+    def _best_move(self, state: GameState, limits: dict[str, int]) -> tuple[str, str | None]:
+        """The move to play and the reply to ponder on (None when the search has no line past it)."""
         agent = self.agent
         if agent is None:
             raise AgentError("no agent is loaded")
         if not isinstance(agent, SearchingAgent):  # a plain agent: one answer, no search to report
             if "ponder" in limits:
                 self._wait_for_ponder_end()
-            return state.action_to_move(agent.select_action(state.copy()))
+            return state.action_to_move(agent.select_action(state.copy())), None
         report = functools.partial(self._info, state)
         if "ponder" in limits:  # search on the opponent's time until told how it went
             thought = agent.think(
-                state, SearchLimits(infinite=True), lambda: self._stop.is_set() or self._ponderhit.is_set(), report
+                state,
+                SearchLimits(infinite=True, lines=self.multipv),
+                lambda: self._stop.is_set() or self._ponderhit.is_set(),
+                report,
             )
             if self._stop.is_set():
-                return state.action_to_move(thought.action)
+                return self._answer(state, thought)
+            self.complain(f"ponderhit: the search goes on from the {thought.nodes} nodes searched while pondering")
         thought = agent.think(state, self._budget(state, limits), self._stop.is_set, report)
-        return state.action_to_move(thought.action)
+        return self._answer(state, thought)
+
+    @staticmethod
+    def _answer(state: GameState, thought: Thought) -> tuple[str, str | None]:
+        move = state.action_to_move(thought.action)
+        if len(thought.pv) < 2 or thought.pv[0] != thought.action:
+            return move, None
+        after = state.copy()
+        after.apply(thought.action)
+        return move, after.action_to_move(thought.pv[1])
 
     def _info(self, state: GameState, thought: Thought) -> None:
-        """Send one info line: depth is the principal variation's length."""
-        line, moves = state.copy(), []
-        for action in thought.pv:
-            moves.append(line.action_to_move(action))
-            line.apply(action)
+        """Send the info lines of a search (one per MultiPV line): depth is the line's length."""
         nps = int(thought.nodes / thought.seconds) if thought.seconds > 0 else 0
-        self.send(
-            f"info depth {len(moves)} seldepth {len(moves)} nodes {thought.nodes} nps {nps} "
-            f"time {int(thought.seconds * 1000)} score cp {centipawns(thought.score)} pv {' '.join(moves)}"
-        )
+        cache = getattr(getattr(self.agent, "search", None), "cache", None)
+        full = min(1000, int(1000 * cache.bytes / cache.capacity)) if cache is not None and cache.capacity else None
+        hashfull = f" hashfull {full}" if full is not None else ""
+        lines = thought.lines or ((thought.action, thought.score, thought.pv),)
+        for rank, (_, score, line) in enumerate(lines, start=1):
+            board, moves = state.copy(), []
+            for action in line:
+                moves.append(board.action_to_move(action))
+                board.apply(action)
+            multipv = f" multipv {rank}" if thought.lines else ""
+            wdl = " wdl {} {} {}".format(*win_draw_loss(score)) if self.show_wdl else ""
+            self.send(
+                f"info depth {len(moves)} seldepth {len(moves)}{multipv} score cp {centipawns(score)}{wdl} "
+                f"nodes {thought.nodes} nps {nps}{hashfull} time {int(thought.seconds * 1000)} pv {' '.join(moves)}"
+            )
+
+
+def move_time(left: float, increment: float, moves_to_go: int | None, overhead: float) -> float:
+    """Seconds to think with ``left`` seconds on the clock: an even share of what is left over the
+    moves to the time control (30 when none is given) plus most of the increment, never more than
+    half of what is left after the move overhead, so the clock cannot run out."""
+    usable = max(0.0, left - overhead)
+    share = usable / max(1, moves_to_go or 30) + 0.8 * increment
+    return max(0.005, min(share, 0.5 * usable))
+
+
+def win_draw_loss(q: float) -> tuple[int, int, int]:
+    """The value head's one scalar as UCI's ``wdl`` in permille: expected score ``(q + 1) / 2``,
+    draws ``(1 - |q|) / 2`` (our networks have no draw head: a documented mapping, not a model)."""
+    q = max(-1.0, min(1.0, q))
+    draw = 0.5 * (1 - abs(q))
+    win = round(1000 * ((q + 1) / 2 - draw / 2))
+    loss = round(1000 * ((1 - q) / 2 - draw / 2))
+    return win, 1000 - win - loss, loss
+
+
+def _spin(value: str, name: str, low: int, high: int) -> int:
+    number = int(value)
+    if not low <= number <= high:
+        raise ValueError(f"{name} must be in {low}..{high}, got {number}")
+    return number
+
+
+def _check(value: str, name: str) -> bool:
+    if value.lower() not in ("true", "false"):
+        raise ValueError(f"{name} is true or false, got {value!r}")
+    return value.lower() == "true"
+
+
+def _set_torch_threads(count: int) -> None:
+    """Threads: the network's (torch's intra-op) threads; the native search walks a move's single
+    tree on one thread, so this is where a second core helps a UCI game."""
+    try:
+        import torch
+    except ImportError:  # an agent without torch: nothing to set
+        return
+    torch.set_num_threads(count)
 
 
 def _parse_go(args: list[str]) -> dict[str, int]:

@@ -167,7 +167,12 @@ def root_statistics(node: Any, index: int) -> tuple[float, float]:
 
 def principal_variation(tree: Any, limit: int = 64) -> list[int]:
     """The most visited line from ``tree``'s root, as actions (at most ``limit``)."""
-    node, line = tree.root, cast(list[int], [])
+    return most_visited_line(tree.root, limit)
+
+
+def most_visited_line(node: Any, limit: int = 64) -> list[int]:
+    """The most visited line from ``node`` (a node view, or None), as actions (at most ``limit``)."""
+    line = cast(list[int], [])
     while node is not None and len(node.actions) and node.visits.max() > 0 and len(line) < limit:
         index = int(np.argmax(node.visits))
         line.append(int(node.actions[index]))

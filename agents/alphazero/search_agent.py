@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from agents.alphazero.mcts_config import Evaluator, MCTSConfig, Search, principal_variation
+from agents.alphazero.mcts_config import Evaluator, MCTSConfig, Search, most_visited_line, principal_variation
 from agents.base import AgentBase, SearchLimits, Thought
 from chess_envs.core import GameState
 from chess_envs.registry import get_game
@@ -88,6 +89,7 @@ class SearchAgent(AgentBase):
                 tuple(principal_variation(tree)),
                 int(root.visits.sum()) if root is not None else searched,
                 time.monotonic() - started,
+                root_lines(root, limits.lines) if limits.lines > 1 and root is not None else (),
             )
             if report is not None:
                 report(thought)
@@ -97,6 +99,19 @@ class SearchAgent(AgentBase):
                 return thought
             if limits.depth is not None and len(thought.pv) >= limits.depth:
                 return thought
+
+
+def root_lines(root: Any, count: int) -> tuple[tuple[int, float, tuple[int, ...]], ...]:
+    """The ``count`` most visited moves of ``root`` as (action, mean value for the mover, line)."""
+    order = np.argsort(-root.visits, kind="stable")[:count]
+    lines = []
+    for index in order:
+        if root.visits[index] <= 0:
+            break
+        child = root.children[int(index)]
+        line = [int(root.actions[index]), *most_visited_line(child, 63)]
+        lines.append((line[0], float(root.values[index] / root.visits[index]), tuple(line)))
+    return tuple(lines)
 
 
 def winning_action(state: GameState) -> int | None:

@@ -76,7 +76,7 @@ def test_malformed_commands_get_an_info_string_and_are_ignored(tmp_path):
             "position",
             "position fen not a fen",
             "position startpos moves e2e5",
-            "setoption name Hash value 16",
+            "setoption name Hash value 0",  # out of range
             "setoption name UCI_Variant value shogi",
             "go nodes -3",
             "go sideways",
@@ -113,7 +113,7 @@ def test_without_a_checkpoint_the_variants_shipped_network_plays():
     assert not any(line.startswith("info string") for line in output), output
     state = new_state("los_alamos")
     assert state.legal_action_mask()[state.move_to_action(output[-1].split()[1])]
-    assert str(engine.agent.name) == "alphazero:@los_alamos?sims=16"
+    assert str(engine.agent.name) == "alphazero:@los_alamos?cache_mb=256&sims=16"
 
 
 def test_stop_during_go_infinite_answers_promptly(tmp_path):
@@ -155,3 +155,49 @@ def test_centipawns_are_monotone_and_signed():
 def test_bad_command_lines(flags):
     result = subprocess.run(engine_command(*flags), capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 2 and "usage" in result.stderr
+
+
+def test_the_options_match_runners_and_lichess_bot_set_are_declared_and_honoured():
+    engine = UCIEngine(None, "greedy?seed=1", out=io.StringIO())
+    output = run_lines(
+        engine,
+        [
+            "uci",
+            "setoption name threads value 2",  # option names are case-insensitive
+            "setoption name HASH value 32",
+            "setoption name Move Overhead value 250",
+            "setoption name MultiPV value 4",
+            "setoption name Ponder value true",
+            "setoption name UCI_ShowWDL value true",
+            "setoption name Clear Hash",
+            "isready",
+        ],
+    )
+    declared = {line.split(" type ")[0].removeprefix("option name ") for line in output if line.startswith("option")}
+    assert {"Threads", "Hash", "Clear Hash", "MultiPV", "Move Overhead", "Ponder", "UCI_ShowWDL"} <= declared
+    assert not any(line.startswith("info string") for line in output), output
+    assert (engine.threads, engine.hash_mb, engine.overhead_ms, engine.multipv) == (2, 32, 250, 4)
+    assert engine.ponder and engine.show_wdl
+    import torch
+
+    assert torch.get_num_threads() == 2
+    torch.set_num_threads(1)
+
+
+@pytest.mark.parametrize("left", [0.01, 0.2, 1.0, 60.0, 3600.0])
+@pytest.mark.parametrize("increment", [0.0, 0.1, 2.0])
+@pytest.mark.parametrize("moves_to_go", [None, 1, 40])
+def test_the_time_for_a_move_never_spends_the_clock(left, increment, moves_to_go):
+    from agents.uci import move_time
+
+    seconds = move_time(left, increment, moves_to_go, overhead=0.1)
+    assert 0 < seconds <= max(0.005, 0.5 * max(0.0, left - 0.1))
+
+
+def test_wdl_is_a_permille_split_with_the_expected_score_of_the_value():
+    from agents.uci import win_draw_loss
+
+    for q in (-1.0, -0.5, 0.0, 0.3, 1.0):
+        win, draw, loss = win_draw_loss(q)
+        assert win + draw + loss == 1000 and min(win, draw, loss) >= 0
+        assert abs((win + draw / 2) / 1000 - (q + 1) / 2) < 0.002
