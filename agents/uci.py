@@ -35,6 +35,7 @@ import functools
 import math
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import BinaryIO, TextIO
 
@@ -42,7 +43,7 @@ import numpy as np
 
 from agents.base import Agent, AgentError, SearchingAgent, SearchLimits, Thought, make_agent
 from agents.shipped import shipped_agent
-from chess_envs.core import GameState
+from chess_envs.core import GameState, Termination
 from chess_envs.registry import new_state, registered_games
 
 VARIANTS = {record.uci_variant: record.name for record in registered_games() if record.uci_variant}
@@ -113,6 +114,7 @@ class UCIEngine:
             "debug": lambda _: None,
             "register": lambda _: None,
             "ponderhit": lambda _: self._ponderhit.set(),
+            "bench": self._bench,
         }
         if command == "quit":
             self._finish_search()
@@ -142,6 +144,32 @@ class UCIEngine:
         self.send("option name Ponder type check default false")
         self.send("option name UCI_ShowWDL type check default false")
         self.send("uciok")
+
+    def _bench(self, args: list[str]) -> None:
+        """``bench [nodes]``: search a fixed set of positions of the variant (the start and three
+        reached by always playing the first legal move) and print the nodes and nodes per second,
+        as Stockfish's ``bench`` does."""
+        nodes = _spin(args[0], "bench nodes", 1, 10_000_000) if args else 800
+        self._finish_search()
+        self._load()
+        agent = self.agent
+        if not isinstance(agent, SearchingAgent):
+            raise ValueError("bench needs an agent that searches")
+        total, started = 0, time.monotonic()
+        for plies in (0, 6, 12, 18):
+            state = new_state(VARIANTS[self.variant])
+            for _ in range(plies):
+                if not state.is_terminal():
+                    state.apply(int(state.legal_actions()[0]))
+            if state.is_terminal():
+                continue
+            agent.reset()
+            total += agent.think(state, SearchLimits(nodes=nodes)).nodes
+        seconds = max(time.monotonic() - started, 1e-9)
+        self.send("===========================")
+        self.send(f"Total time (ms) : {int(seconds * 1000)}")
+        self.send(f"Nodes searched  : {total}")
+        self.send(f"Nodes/second    : {int(total / seconds)}")
 
     def _when_loaded(self, then: Callable[[], None]) -> None:
         if self._search is None:  # a running search owns the agent
@@ -353,8 +381,13 @@ class UCIEngine:
                 board.apply(action)
             multipv = f" multipv {rank}" if thought.lines else ""
             wdl = " wdl {} {} {}".format(*win_draw_loss(score)) if self.show_wdl else ""
+            outcome = board.outcome() if abs(score) > 0.99 else None
+            if outcome is not None and outcome.termination is Termination.CHECKMATE:  # a mate the search proved
+                value = f"mate {(len(moves) + 1) // 2 if len(moves) % 2 else -(len(moves) // 2)}"
+            else:
+                value = f"cp {centipawns(score)}"
             self.send(
-                f"info depth {len(moves)} seldepth {len(moves)}{multipv} score cp {centipawns(score)}{wdl} "
+                f"info depth {len(moves)} seldepth {len(moves)}{multipv} score {value}{wdl} "
                 f"nodes {thought.nodes} nps {nps}{hashfull} time {int(thought.seconds * 1000)} pv {' '.join(moves)}"
             )
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.alphazero.mcts_config import Evaluator, MCTSConfig, Search, most_visited_line, principal_variation
+from agents.alphazero.mcts_config import Evaluator, MCTSConfig, Search, most_visited_line
 from agents.base import AgentBase, SearchLimits, Thought
 from chess_envs.core import GameState
 from chess_envs.registry import get_game
@@ -82,11 +82,11 @@ class SearchAgent(AgentBase):
             chunk = CHUNK if nodes is None else min(CHUNK, nodes - searched)
             output = self.search.policy([tree], self.rng, temperature=self.temperature, simulations=chunk)
             searched += chunk
-            root = tree.root
+            root, action = tree.root, int(output.action[0])
             thought = Thought(
-                int(output.action[0]),
+                action,
                 float(output.score[0]),
-                tuple(principal_variation(tree)),
+                line_after(root, action) if root is not None else (action,),
                 int(root.visits.sum()) if root is not None else searched,
                 time.monotonic() - started,
                 root_lines(root, limits.lines) if limits.lines > 1 and root is not None else (),
@@ -99,6 +99,14 @@ class SearchAgent(AgentBase):
                 return thought
             if limits.depth is not None and len(thought.pv) >= limits.depth:
                 return thought
+
+
+def line_after(root: Any, action: int) -> tuple[int, ...]:
+    """``action`` and the most visited line after it: the principal variation of the move chosen
+    (which the solver or Gumbel may pick over the most visited one)."""
+    index = np.flatnonzero(root.actions == action)
+    child = root.children[int(index[0])] if len(index) else None
+    return (action, *most_visited_line(child, 63))
 
 
 def root_lines(root: Any, count: int) -> tuple[tuple[int, float, tuple[int, ...]], ...]:

@@ -201,3 +201,21 @@ def test_wdl_is_a_permille_split_with_the_expected_score_of_the_value():
         win, draw, loss = win_draw_loss(q)
         assert win + draw + loss == 1000 and min(win, draw, loss) >= 0
         assert abs((win + draw / 2) / 1000 - (q + 1) / 2) < 0.002
+
+
+def test_bench_prints_nodes_and_nodes_per_second_as_stockfish_does():
+    engine = UCIEngine(out=io.StringIO())
+    output = run_lines(engine, ["uci", "bench 32"])
+    searched = [line for line in output if line.startswith("Nodes searched")]
+    speed = [line for line in output if line.startswith("Nodes/second")]
+    assert searched and int(searched[0].split(":")[1]) >= 4 * 32 and speed and int(speed[0].split(":")[1]) > 0
+
+
+def test_a_proven_mate_is_reported_as_score_mate():
+    engine = UCIEngine(out=io.StringIO())
+    for line in ["uci", "position fen 6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", "go nodes 64"]:
+        engine.handle(line)
+    engine._search.join(timeout=120)  # the search ends by itself: nodes 64
+    output = run_lines(engine, [])
+    assert output[-1].split()[:2] == ["bestmove", "a1a8"]
+    assert any(" score mate 1 " in line and line.endswith("pv a1a8") for line in output), output
