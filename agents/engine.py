@@ -1,8 +1,9 @@
 """External UCI engines as agents: Stockfish for chess, Fairy-Stockfish for Los Alamos (and chess).
 
 Strength comes from the spec's options, any of which may be combined:
-``skill`` (Skill Level 0..20), ``depth``, ``nodes``, ``movetime`` (milliseconds); ``binary``
-names the executable. One engine process per agent, started on creation and ended by ``close()``.
+``skill`` (Skill Level: Stockfish 0..20, Fairy-Stockfish -20..20), ``elo`` (UCI_LimitStrength with
+UCI_Elo, 1350..2850 in both), ``depth``, ``nodes``, ``movetime`` (milliseconds); ``binary`` names
+the executable. One engine process per agent, started on creation and ended by ``close()``.
 """
 
 from __future__ import annotations
@@ -51,15 +52,23 @@ def _find_binary(binary: str, package: str) -> str:
 class _Limits:
     """The search limits and skill of a spec, validated."""
 
-    def __init__(self, skill, depth, nodes, movetime) -> None:
-        self.skill = int_option(skill, "skill", minimum=0)
-        if self.skill is not None and self.skill > 20:
-            raise ValueError(f"option skill must be in 0..20, got {self.skill}")
+    def __init__(self, skill, depth, nodes, movetime, elo=None, lowest_skill: int = 0) -> None:
+        self.skill = int_option(skill, "skill", minimum=lowest_skill, maximum=20)
+        self.elo = int_option(elo, "elo", minimum=1350, maximum=2850)
         self.depth = int_option(depth, "depth", minimum=1)
         self.nodes = int_option(nodes, "nodes", minimum=1)
         self.movetime = int_option(movetime, "movetime", minimum=1)
         if self.depth is None and self.nodes is None and self.movetime is None:
             self.movetime = 100
+
+    def options(self) -> dict[str, int | bool]:
+        """The UCI options the spec sets: Skill Level, and UCI_LimitStrength with UCI_Elo."""
+        options: dict[str, int | bool] = {}
+        if self.skill is not None:
+            options["Skill Level"] = self.skill
+        if self.elo is not None:
+            options["UCI_LimitStrength"], options["UCI_Elo"] = True, self.elo
+        return options
 
     def go_command(self) -> str:
         parts = ["go"]
@@ -141,16 +150,16 @@ class StockfishAgent:
         nodes=None,
         movetime=None,
         binary: str = "stockfish",
+        elo=None,
     ) -> None:
         engine_variant("stockfish", game)  # standard chess only (python-chess's board speaks to it)
         self.name = "stockfish"
-        self.limits = _Limits(skill, depth, nodes, movetime)
+        self.limits = _Limits(skill, depth, nodes, movetime, elo)
         self._game = object()
         executable = _find_binary(path or binary, "stockfish")
         try:
             self.engine = chess.engine.SimpleEngine.popen_uci(executable)
-            if self.limits.skill is not None:
-                self.engine.configure({"Skill Level": self.limits.skill})
+            self.engine.configure(self.limits.options())
         except (chess.engine.EngineError, chess.engine.EngineTerminatedError, OSError) as error:
             raise AgentError(f"could not start {executable}: {error}") from error
 
@@ -197,14 +206,15 @@ class FairyStockfishAgent:
         nodes=None,
         movetime=None,
         binary: str = "fairy-stockfish",
+        elo=None,
     ) -> None:
         variant = engine_variant("fairy-stockfish", game)
         self.name = "fairy-stockfish"
-        self.limits = _Limits(skill, depth, nodes, movetime)
+        self.limits = _Limits(skill, depth, nodes, movetime, elo, lowest_skill=-20)
         self.engine = UciProcess(_find_binary(path or binary, "fairy-stockfish"), "fairy-stockfish")
         self.engine.send(f"setoption name UCI_Variant value {variant}")
-        if self.limits.skill is not None:
-            self.engine.send(f"setoption name Skill Level value {self.limits.skill}")
+        for name, value in self.limits.options().items():
+            self.engine.send(f"setoption name {name} value {str(value).lower()}")
         self.engine.ready()
 
     def reset(self, seed: int | None = None) -> None:

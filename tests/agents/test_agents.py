@@ -36,7 +36,10 @@ def test_spec_parsing():
         ("random?speed=3", "bad options in agent spec"),
         ("random?seed=x", "seed must be an integer"),
         ("stockfish?depth=0", "depth must be >= 1"),
-        ("stockfish?skill=30", "skill must be in 0..20"),
+        ("stockfish?skill=30", "skill must be <= 20"),
+        ("stockfish?skill=-1", "skill must be >= 0"),
+        ("fairy-stockfish?skill=-21", "skill must be >= -20"),
+        ("stockfish?elo=1000", "elo must be >= 1350"),
     ],
 )
 def test_bad_specs_say_what_is_wrong(spec, match):
@@ -198,3 +201,19 @@ def test_a_type_error_inside_a_factory_is_not_called_bad_options():
             make_agent("raises-type-error?width=2", "chess")
     finally:
         del _FACTORIES["raises-type-error"]
+
+
+def test_engines_limit_their_strength_by_elo_and_fairy_stockfish_skill_goes_below_zero():
+    from chess_envs.registry import new_state
+    from tests.engines import require_engine
+
+    require_engine("stockfish")
+    require_engine("fairy-stockfish")
+    for spec, game in (("stockfish?elo=1350&nodes=200", "chess"), ("fairy-stockfish?skill=-20&nodes=200", "los_alamos"),
+                       ("fairy-stockfish?elo=1400&nodes=200", "chess")):  # fmt: skip
+        agent = make_agent(spec, game)
+        try:
+            state = new_state(game)
+            assert agent.select_action(state) in state.legal_actions()
+        finally:
+            agent.close()
