@@ -9,7 +9,9 @@ batch sizes self-play hands the network, positions per second of:
 * ``fused channels_last``: the same in NHWC memory format;
 * ``fused compiled``: the same through ``torch.compile`` (with ``--compile``; compiling takes a while);
 * ``relu``: the fused network with ReLU in place of GELU (an architecture choice: it changes the
-  function, so it can only be taken for networks trained with it).
+  function, so it can only be taken for networks trained with it);
+* ``onnx``: the network exported to ONNX and run by ONNX Runtime on the CPU (with ``--onnx``;
+  ``pip install "chess-envs[onnx]"``), as the ``alphazero:NET.onnx`` agent runs it.
 
 Median of ``--repetitions`` timed passes after warm-up. Run: ``python benchmarks/inference_speed.py``.
 """
@@ -50,12 +52,32 @@ def with_relu(network: nn.Module) -> nn.Module:
     return network
 
 
+class OnnxModule(nn.Module):
+    """ONNX Runtime behind a module's call, so :func:`rate` times it like the torch variants."""
+
+    def __init__(self, network: AlphaZeroNet, game: str) -> None:
+        import onnxruntime
+
+        from agents.alphazero.onnx import onnx_bytes
+
+        super().__init__()
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = torch.get_num_threads()
+        self.session = onnxruntime.InferenceSession(
+            onnx_bytes(network, game), options, providers=["CPUExecutionProvider"]
+        )
+
+    def forward(self, planes: torch.Tensor) -> list:
+        return self.session.run(None, {"planes": planes.cpu().numpy()})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batches", type=int, nargs="+", default=[64, 512])
     parser.add_argument("--repetitions", type=int, default=20)
     parser.add_argument("--device", default="auto")
     parser.add_argument("--compile", action="store_true", help="also time torch.compile (slow to compile)")
+    parser.add_argument("--onnx", action="store_true", help="also time the ONNX export under ONNX Runtime")
     args = parser.parse_args()
     device = resolve_device(args.device)
     torch.manual_seed(0)
@@ -78,6 +100,8 @@ def main() -> None:
         }
         if args.compile:
             variants["fused compiled"] = (torch.compile(fused_for_inference(network)), False)
+        if args.onnx:
+            variants["onnx"] = (OnnxModule(network, game), False)
         for size in args.batches:
             batch = torch.rand(size, *state.observation_shape, device=device)
             base = rate(network, batch, args.repetitions)

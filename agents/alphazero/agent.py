@@ -10,6 +10,7 @@ import torch
 from agents.alphazero.checkpoint import load_network
 from agents.alphazero.mcts_config import MCTSConfig
 from agents.alphazero.network import AlphaZeroNet, fused_for_inference, resolve_device
+from agents.alphazero.onnx import OnnxEvaluator
 from agents.alphazero.search_agent import SearchAgent
 from agents.base import float_option, int_option, register_agent
 from chess_envs.core import GameState
@@ -78,7 +79,7 @@ class AlphaZeroAgent(SearchAgent):
     outputs of positions seen again, default 256; :meth:`reset` empties it).
     """
 
-    evaluator: NetworkEvaluator
+    evaluator: NetworkEvaluator | OnnxEvaluator
 
     def __init__(
         self,
@@ -103,11 +104,16 @@ class AlphaZeroAgent(SearchAgent):
             planes="uint8",
         )
         temperature = float_option(temperature, "temperature", 0.0, 100.0)
-        if network is None:
-            if path is None:
-                raise ValueError("the alphazero agent needs a checkpoint: alphazero:PATH?sims=N")
-            network, _ = load_network(path, game, self.device)
-        super().__init__(game, NetworkEvaluator(network, self.device), config, temperature, int_option(seed, "seed"))
+        evaluator: NetworkEvaluator | OnnxEvaluator
+        if network is None and path is not None and str(path).endswith(".onnx"):
+            evaluator = OnnxEvaluator(path, game)  # ONNX Runtime on the CPU
+        else:
+            if network is None:
+                if path is None:
+                    raise ValueError("the alphazero agent needs a checkpoint: alphazero:PATH?sims=N")
+                network, _ = load_network(path, game, self.device)
+            evaluator = NetworkEvaluator(network, self.device)
+        super().__init__(game, evaluator, config, temperature, int_option(seed, "seed"))
 
     def reset(self, seed: int | None = None) -> None:
         """Empty the evaluation cache; with ``seed``, restart the search's random numbers from it."""

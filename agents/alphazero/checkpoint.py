@@ -94,10 +94,20 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description="Export the playing part of an AlphaZero checkpoint.")
     parser.add_argument("source", help="a training checkpoint, e.g. runs/NAME/checkpoints/last.pt")
-    parser.add_argument("target", help="where to write the small checkpoint")
+    parser.add_argument("target", help="where to write the small checkpoint (or the ONNX file)")
+    parser.add_argument(
+        "--onnx", action="store_true", help="write the network as ONNX (pip install 'chess-envs[onnx]')"
+    )
     arguments = parser.parse_args(argv)
     try:
-        export_model(arguments.source, arguments.target)
+        if arguments.onnx:
+            from agents.alphazero.onnx import export_onnx
+
+            export_onnx(arguments.source, arguments.target)
+        else:
+            export_model(arguments.source, arguments.target)
+    except ImportError as error:
+        parser.exit(2, f"error: {error} (pip install 'chess-envs[onnx]')\n")
     except CheckpointError as error:
         parser.exit(2, f"error: {error}\n")
     except OSError as error:
