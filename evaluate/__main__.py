@@ -19,6 +19,7 @@ from evaluate.game import MAX_OPENING_PLIES, random_openings, read_openings
 from evaluate.play import play_human, save_pgn
 from evaluate.ratings import rate
 from evaluate.report import crosstable, pairwise_results, pgn, plot_ratings, rating_table
+from evaluate.sprt import SPRT, pentanomial
 from evaluate.tournament import RESULTS_FILE, TournamentConfig, run_tournament
 
 
@@ -74,6 +75,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     t.add_argument("--tensorboard", action="store_true", help="also log the ratings to TensorBoard in --out")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
+    t.add_argument(
+        "--sprt",
+        nargs=4,
+        type=float,
+        metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
+        help="two agents: stop once an SPRT on normalised Elo over game pairs decides (e.g. 0 10 0.05 0.05)",
+    )
     p = commands.add_parser(
         "play",
         help="play against an agent in the terminal",
@@ -152,7 +160,21 @@ def tournament(args: argparse.Namespace) -> None:
         args.gauntlet,
         options,
     )
-    records = run_tournament(config, args.out, workers=args.workers, progress=not args.quiet)
+    sprt, stop = None, None
+    if args.sprt is not None:
+        if len(config.agents) != 2 or get_game(args.game).num_players != 2:
+            raise SystemExit("error: --sprt plays one pair of agents at a two-player game")
+        try:
+            sprt = SPRT(*args.sprt)
+        except ValueError as error:
+            raise SystemExit(f"error: --sprt: {error}") from None
+        first, second = config.agents
+        stop = lambda done: sprt.decision(pentanomial(done, first, second)) is not None  # noqa: E731
+    records = run_tournament(config, args.out, workers=args.workers, progress=not args.quiet, stop=stop)
+    if sprt is not None:
+        verdict = sprt.report(pentanomial(records, *config.agents))
+        print(f"\n{config.agents[0]} against {config.agents[1]}: {verdict}")
+        write_text_atomic(args.out / "sprt.txt", verdict + "\n")
     results = pairwise_results(records)
     anchor = next((a for a in config.agents if a.split("?")[0] == "random"), None)
     ratings = rate(results, players=config.agents, anchor=anchor, bootstrap=args.bootstrap)

@@ -21,6 +21,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
@@ -189,8 +190,15 @@ def prepare_output(config: TournamentConfig, out: Path) -> None:
         write_text_atomic(path, json.dumps(wanted, indent=2))
 
 
-def run_tournament(config: TournamentConfig, out: Path, workers: int = 1, progress: bool = True) -> list[GameRecord]:
-    """Play every missing game of the tournament and return all its records in schedule order."""
+def run_tournament(
+    config: TournamentConfig,
+    out: Path,
+    workers: int = 1,
+    progress: bool = True,
+    stop: Callable[[list[GameRecord]], bool] | None = None,
+) -> list[GameRecord]:
+    """Play every missing game of the tournament and return its records in schedule order;
+    ``stop(records)`` (an SPRT) ends it early once it says so, checked after every game."""
     prepare_output(config, out)
     check_agents(config)
     entry = get_game(config.game)
@@ -202,6 +210,8 @@ def run_tournament(config: TournamentConfig, out: Path, workers: int = 1, progre
     with ResultsWriter(results_path) as writer:
         if workers <= 1:
             for scheduled in pending:
+                if stop is not None and stop(list(done.values())):
+                    break
                 record = _play(entry, scheduled, config.max_plies, config.seed, config.options)
                 writer.append(record)
                 done[record.id] = record
@@ -224,9 +234,19 @@ def run_tournament(config: TournamentConfig, out: Path, workers: int = 1, progre
                             writer.append(record)
                             done[record.id] = record
                             bar.update()
+                        if stop is not None and stop(list(done.values())):
+                            for future in running:
+                                future.cancel()
+                            running = {future for future in running if not future.cancelled()}
+                            wait(running)
+                            for future in running:
+                                record = future.result()
+                                writer.append(record)
+                                done[record.id] = record
+                            break
                 except BaseException:
                     for future in running:
                         future.cancel()
                     raise
     bar.close()
-    return [done[g.id] for g in games]
+    return [done[g.id] for g in games if g.id in done]
