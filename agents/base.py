@@ -217,3 +217,12 @@ def float_option(value: Any, name: str, minimum: float, maximum: float) -> float
     if not minimum <= number <= maximum:  # also refuses nan
         raise ValueError(f"option {name} must be between {minimum} and {maximum}, got {value!r}")
     return number
+
+
+def move_time(left: float, increment: float, moves_to_go: int | None, overhead: float) -> float:
+    """Seconds to think with ``left`` seconds on the clock: an even share of what is left over the
+    moves to the time control (30 when none is given) plus most of the increment, never more than
+    half of what is left after the move overhead, so the clock cannot run out."""
+    usable = max(0.0, left - overhead)
+    share = usable / max(1, moves_to_go or 30) + 0.8 * increment
+    return max(0.005, min(share, 0.5 * usable))

@@ -41,7 +41,7 @@ from typing import BinaryIO, TextIO
 
 import numpy as np
 
-from agents.base import Agent, AgentError, SearchingAgent, SearchLimits, Thought, make_agent
+from agents.base import Agent, AgentError, SearchingAgent, SearchLimits, Thought, make_agent, move_time
 from agents.shipped import shipped_agent
 from chess_envs.core import GameState, Termination
 from chess_envs.registry import new_state, registered_games
@@ -390,15 +390,6 @@ class UCIEngine:
                 f"info depth {len(moves)} seldepth {len(moves)}{multipv} score {value}{wdl} "
                 f"nodes {thought.nodes} nps {nps}{hashfull} time {int(thought.seconds * 1000)} pv {' '.join(moves)}"
             )
-
-
-def move_time(left: float, increment: float, moves_to_go: int | None, overhead: float) -> float:
-    """Seconds to think with ``left`` seconds on the clock: an even share of what is left over the
-    moves to the time control (30 when none is given) plus most of the increment, never more than
-    half of what is left after the move overhead, so the clock cannot run out."""
-    usable = max(0.0, left - overhead)
-    share = usable / max(1, moves_to_go or 30) + 0.8 * increment
-    return max(0.005, min(share, 0.5 * usable))
 
 
 def win_draw_loss(q: float) -> tuple[int, int, int]:

@@ -76,6 +76,11 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--tensorboard", action="store_true", help="also log the ratings to TensorBoard in --out")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.add_argument(
+        "--time-control",
+        metavar="BASE+INC",
+        help="a clock per seat in seconds, e.g. 10+0.1: searching agents share their time, overruns lose",
+    )
+    t.add_argument(
         "--sprt",
         nargs=4,
         type=float,
@@ -159,6 +164,7 @@ def tournament(args: argparse.Namespace) -> None:
         args.seed,
         args.gauntlet,
         options,
+        args.time_control,
     )
     sprt, stop = None, None
     if args.sprt is not None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import random
+import time
 from dataclasses import asdict, dataclass, field
 
-from agents.base import Agent, AgentError
+from agents.base import Agent, AgentError, SearchingAgent, SearchLimits, move_time
 from chess_envs.core import IllegalActionError
 from chess_envs.registry import new_state
 
@@ -23,6 +24,8 @@ class GameRecord:
     scores: list[float] = field(default_factory=list)
     termination: str = ""
     forfeit: str | None = None
+    clocks: list[float] = field(default_factory=list)
+    """with a time control: the mover's clock in seconds after each move"""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -33,6 +36,32 @@ class GameRecord:
         if len(record.scores) != len(record.players) or not record.id:
             raise ValueError("a game record needs an id and one score per player")
         return record
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """A clock per seat: ``base`` seconds, ``increment`` seconds added after each move (``"10+0.1"``);
+    ``overhead`` seconds are kept back from every move's budget for the time the game itself takes."""
+
+    base: float
+    increment: float = 0.0
+    overhead: float = 0.05
+
+    def __post_init__(self) -> None:
+        if not (0 < self.base < 1e6 and 0 <= self.increment < 1e4 and 0 <= self.overhead < 60):
+            raise ValueError(f"a time control needs base > 0 and increment >= 0 seconds, got {self}")
+
+    @classmethod
+    def parse(cls, text: str) -> TimeControl:
+        """``"10+0.1"`` (base+increment seconds) or ``"60"``."""
+        base, _, increment = text.partition("+")
+        try:
+            return cls(float(base), float(increment or 0))
+        except ValueError:
+            raise ValueError(f"a time control is BASE+INCREMENT in seconds, like 10+0.1; got {text!r}") from None
+
+    def __str__(self) -> str:
+        return f"{self.base:g}+{self.increment:g}"
 
 
 def seat_seed(seed: int, game_id: str, seat: int) -> int:
@@ -50,6 +79,7 @@ def play_game(
     game_id: str = "",
     max_plies: int = 400,
     seed: int | None = None,
+    time_control: TimeControl | None = None,
     **game_options: str,
 ) -> GameRecord:
     """Play ``agents`` (one per seat, seat 0 first) from the FEN ``opening`` (``game_options``:
@@ -61,16 +91,27 @@ def play_game(
     An agent that fails (its engine died, it returned an illegal or malformed action) forfeits:
     it scores 0, the others 1, and ``forfeit`` says why. A game reaching ``max_plies`` is a draw,
     or, in a game with standings (four-player Free-For-All), scored by its points so far.
+
+    With ``time_control`` every seat has a clock: an agent that searches (``think``) is given a
+    share of its time (:func:`agents.base.move_time`), any other is timed as it moves; whoever's
+    clock falls below zero loses on time (``termination`` "time"). Clocks are in ``clocks``.
     """
     state = new_state(game, opening, **game_options)
     record = GameRecord(id=game_id, game=game, opening=opening, players=[a.name for a in agents])
     for seat, agent in enumerate(agents):
         agent.reset(seed=None if seed is None else seat_seed(seed, game_id, seat))
     plies = 0
+    clocks = [time_control.base] * len(agents) if time_control is not None else []
     while not state.is_terminal() and plies < max_plies:
         seat = state.current_player
+        started = time.monotonic()
         try:
-            action = agents[seat].select_action(state.copy())
+            agent = agents[seat]
+            if time_control is not None and isinstance(agent, SearchingAgent):
+                budget = move_time(clocks[seat], time_control.increment, None, time_control.overhead)
+                action = agent.think(state.copy(), SearchLimits(seconds=budget)).action
+            else:
+                action = agent.select_action(state.copy())
             move = state.action_to_move(action)
             state.apply(action)
         except (AgentError, IllegalActionError, ValueError, TypeError) as error:
@@ -78,6 +119,17 @@ def play_game(
             record.termination = "forfeit"
             record.scores = [0.0 if s == seat else 1.0 for s in range(len(agents))]
             return record
+        if time_control is not None:
+            clocks[seat] -= time.monotonic() - started
+            if clocks[seat] < 0:
+                record.forfeit = f"{agents[seat].name} (seat {seat}) lost on time"
+                record.termination = "time"
+                record.scores = [0.0 if s == seat else 1.0 for s in range(len(agents))]
+                record.clocks.append(0.0)
+                record.moves.append(move)
+                return record
+            clocks[seat] += time_control.increment
+            record.clocks.append(round(clocks[seat], 3))
         record.moves.append(move)
         plies += 1
     outcome = state.outcome()

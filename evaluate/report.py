@@ -133,8 +133,10 @@ def _game_pgn(record: GameRecord, number: int) -> str:
         game = chess.pgn.Game(headers={**headers})
         game.setup(board)
         node: chess.pgn.GameNode = game
-        for move in record.moves:
+        for ply, move in enumerate(record.moves):
             node = node.add_variation(chess.Move.from_uci(move))
+            if ply < len(record.clocks):
+                node.set_clock(record.clocks[ply])  # a [%clk h:mm:ss] comment
         game.headers["Result"] = result
         return str(game)
     headers.update({"Variant": variant, "SetUp": "1", "FEN": record.opening})

@@ -34,7 +34,7 @@ from agents.base import Agent, make_agent
 from chess_envs.files import write_text_atomic
 from chess_envs.registry import GameRecord as GameEntry
 from chess_envs.registry import get_game, register_game
-from evaluate.game import GameRecord, play_game
+from evaluate.game import GameRecord, TimeControl, play_game
 from evaluate.results import ResultsWriter, read_results
 
 RESULTS_FILE = "games.jsonl"
@@ -55,6 +55,8 @@ class TournamentConfig:
     options: dict[str, Any] = field(default_factory=dict)
     """the game's options (registry), e.g. four-player ``{"mode": "teams"}``: pairs seated ``a b a b``
     are partners opposite each other"""
+    time_control: str | None = None
+    """``"10+0.1"``: a clock per seat (base+increment seconds), enforced for every agent"""
 
     def __post_init__(self) -> None:
         if len(self.agents) < 2:
@@ -62,6 +64,8 @@ class TournamentConfig:
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"agent specs must differ (add ?seed=N to tell copies apart): {self.agents}")
         self.options = get_game(self.game).check_options(self.options)
+        if self.time_control is not None:
+            self.time_control = str(TimeControl.parse(self.time_control))
         seats = self.seats
         if self.games_per_pair < seats or self.games_per_pair % seats:
             raise ValueError(
@@ -143,7 +147,14 @@ def _start_worker(parent: int, threads: int) -> None:
 _PR_SET_PDEATHSIG = 1
 
 
-def _play(entry: GameEntry, scheduled: ScheduledGame, max_plies: int, seed: int, options: dict[str, Any]) -> GameRecord:
+def _play(
+    entry: GameEntry,
+    scheduled: ScheduledGame,
+    max_plies: int,
+    seed: int,
+    options: dict[str, Any],
+    time_control: str | None = None,
+) -> GameRecord:
     """Play one scheduled game with this process's agents (built once, rebuilt after a failure).
     ``entry`` is the game's registry record: a spawned worker registers it, so a game registered
     at run time (not only a built-in one) plays in workers too."""
@@ -155,7 +166,17 @@ def _play(entry: GameEntry, scheduled: ScheduledGame, max_plies: int, seed: int,
         agents.append(_worker_agents[spec])
     if "torch" in sys.modules and "torch" in _worker_threads:
         sys.modules["torch"].set_num_threads(_worker_threads.pop("torch"))
-    record = play_game(game, agents, scheduled.opening, game_id=scheduled.id, max_plies=max_plies, seed=seed, **options)
+    clock = TimeControl.parse(time_control) if time_control else None
+    record = play_game(
+        game,
+        agents,
+        scheduled.opening,
+        game_id=scheduled.id,
+        max_plies=max_plies,
+        seed=seed,
+        time_control=clock,
+        **options,
+    )
     if record.forfeit:
         for spec in scheduled.players:  # an engine that failed is restarted for the next game
             agent = _worker_agents.pop(spec)
@@ -212,7 +233,7 @@ def run_tournament(
             for scheduled in pending:
                 if stop is not None and stop(list(done.values())):
                     break
-                record = _play(entry, scheduled, config.max_plies, config.seed, config.options)
+                record = _play(entry, scheduled, config.max_plies, config.seed, config.options, config.time_control)
                 writer.append(record)
                 done[record.id] = record
                 bar.update()
@@ -225,7 +246,10 @@ def run_tournament(
                 initializer=_start_worker,
                 initargs=(os.getpid(), max(1, (os.cpu_count() or 1) // workers)),
             ) as pool:
-                running = {pool.submit(_play, entry, g, config.max_plies, config.seed, config.options) for g in pending}
+                running = {
+                    pool.submit(_play, entry, g, config.max_plies, config.seed, config.options, config.time_control)
+                    for g in pending
+                }
                 try:
                     while running:
                         finished, running = wait(running, return_when=FIRST_COMPLETED)

@@ -188,7 +188,7 @@ def test_the_options_match_runners_and_lichess_bot_set_are_declared_and_honoured
 @pytest.mark.parametrize("increment", [0.0, 0.1, 2.0])
 @pytest.mark.parametrize("moves_to_go", [None, 1, 40])
 def test_the_time_for_a_move_never_spends_the_clock(left, increment, moves_to_go):
-    from agents.uci import move_time
+    from agents.base import move_time
 
     seconds = move_time(left, increment, moves_to_go, overhead=0.1)
     assert 0 < seconds <= max(0.005, 0.5 * max(0.0, left - 0.1))

@@ -1,0 +1,57 @@
+"""Games under a clock: searching agents share their time and never flag; an agent that overruns
+loses on time; clocks reach the results and the PGN."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from agents import make_agent
+from agents.base import AgentBase
+from chess_envs.core import GameState
+from chess_envs.registry import new_state
+from evaluate.__main__ import main
+from evaluate.game import TimeControl, play_game
+
+
+class SlowAgent(AgentBase):
+    """Takes ``seconds`` to play its first legal move."""
+
+    def __init__(self, seconds: float) -> None:
+        self.name, self.seconds = "slow", seconds
+
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing carried between games."""
+
+    def select_action(self, state: GameState) -> int:
+        time.sleep(self.seconds)
+        return int(state.legal_actions()[0])
+
+
+def test_an_agent_that_overruns_its_clock_loses_on_time() -> None:
+    fast = make_agent("random?seed=1", "los_alamos")
+    record = play_game("los_alamos", [fast, SlowAgent(0.2)], new_state("los_alamos").to_text(),
+                       time_control=TimeControl(0.5, 0.0))  # fmt: skip
+    assert record.termination == "time" and record.scores == [1.0, 0.0] and "lost on time" in (record.forfeit or "")
+    assert len(record.clocks) == len(record.moves) and record.clocks[-1] == 0.0
+
+
+def test_time_controls_are_parsed_and_checked() -> None:
+    assert str(TimeControl.parse("10+0.1")) == "10+0.1" and TimeControl.parse("60").increment == 0
+    for bad in ("fast", "-1+0", "10+-1"):
+        with pytest.raises(ValueError, match="time control"):
+            TimeControl.parse(bad)
+
+
+@pytest.mark.slow
+def test_a_clocked_tournament_of_the_shipped_network_loses_no_game_on_time(tmp_path) -> None:
+    out = tmp_path / "clocked"
+    main(["tournament", "--game", "chess", "--agents", "alphazero:@chess?sims=100000", "greedy?seed=1",
+          "--games-per-pair", "2", "--time-control", "3+0.05", "--max-plies", "120", "--workers", "1",
+          "--out", str(out), "--quiet"])  # fmt: skip
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 2 and all(r["termination"] != "time" for r in records), [r["termination"] for r in records]
+    assert all(len(r["clocks"]) == len(r["moves"]) and min(r["clocks"]) > 0 for r in records)
+    assert "[%clk " in (out / "games.pgn").read_text()
