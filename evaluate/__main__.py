@@ -62,7 +62,11 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument(
         "--openings-plies", type=_count(0, MAX_OPENING_PLIES), default=4, help="random plies that make each opening"
     )
-    t.add_argument("--openings-file", type=Path, help="FENs to open from, one per line (instead of random plies)")
+    t.add_argument(
+        "--openings-file",
+        type=Path,
+        help="an opening book: .pgn, .epd, or one FEN (FEN4) per line (instead of random plies)",
+    )
     t.add_argument("--seed", type=int, default=0, help="seed of the random openings and of every game's agents")
     t.add_argument("--max-plies", type=_positive, default=400, help="a game this long is scored a draw")
     t.add_argument(

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 
 from agents.base import Agent, AgentError, SearchingAgent, SearchLimits, move_time
 from chess_envs.core import IllegalActionError
-from chess_envs.registry import new_state
+from chess_envs.registry import get_game, new_state
 
 
 @dataclass
@@ -176,9 +176,16 @@ def random_openings(game: str, count: int, plies: int, seed: int, **game_options
 
 
 def read_openings(path: str, game: str) -> list[str]:
-    """Openings from a file, one FEN per line (blank lines and ``#`` comments skipped), validated."""
-    with open(path, encoding="utf-8") as handle:
-        fens = [line.strip() for line in handle if line.strip() and not line.lstrip().startswith("#")]
+    """Openings from a book file, validated: ``.pgn`` (chess: the position each game's moves reach,
+    read by python-chess), ``.epd`` (one EPD per line: its position, the operations dropped, move
+    counters added), or any other file of one FEN (FEN4 for four-player) per line; blank lines and
+    ``#`` comments skipped."""
+    if path.lower().endswith(".pgn"):
+        fens = _pgn_positions(path, game)
+    else:
+        with open(path, encoding="utf-8") as handle:
+            lines = [line.strip() for line in handle if line.strip() and not line.lstrip().startswith("#")]
+        fens = [" ".join(line.split()[:4]) + " 0 1" for line in lines] if path.lower().endswith(".epd") else lines
     if not fens:
         raise ValueError(f"{path} holds no openings")
     for number, fen in enumerate(fens, start=1):
@@ -186,4 +193,19 @@ def read_openings(path: str, game: str) -> list[str]:
             new_state(game, fen)
         except ValueError as error:
             raise ValueError(f"{path}, opening {number}: {error}") from None
+    return fens
+
+
+def _pgn_positions(path: str, game: str) -> list[str]:
+    """The position at the end of each game of a PGN book (standard chess: python-chess reads it)."""
+    import chess.pgn
+
+    if get_game(game).uci_variant != "chess":
+        raise ValueError(f"PGN books are for standard chess; give {game} openings as one FEN per line")
+    fens: list[str] = []
+    with open(path, encoding="utf-8") as handle:
+        while (book_game := chess.pgn.read_game(handle)) is not None:
+            if book_game.errors:
+                raise ValueError(f"{path}, game {len(fens) + 1}: {book_game.errors[0]}")
+            fens.append(book_game.end().board().fen())
     return fens
