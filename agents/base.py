@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, overload, runtime_checkable
@@ -54,6 +55,8 @@ class SearchLimits:
     """until ``stop()`` says so (analysis, pondering)"""
     lines: int = 1
     """how many of the most searched moves to report with their scores and lines (UCI's MultiPV)"""
+    moves: tuple[int, ...] | None = None
+    """only these root moves are searched and chosen from (UCI's ``searchmoves``); None: all"""
 
 
 @dataclass(frozen=True)
@@ -226,3 +229,15 @@ def move_time(left: float, increment: float, moves_to_go: int | None, overhead: 
     usable = max(0.0, left - overhead)
     share = usable / max(1, moves_to_go or 30) + 0.8 * increment
     return max(0.005, min(share, 0.5 * usable))
+
+
+def centipawns(q: float) -> int:
+    """A value in [-1, 1] (the mover's expected outcome) as centipawns, Leela Chess Zero's mapping."""
+    q = max(-0.999, min(0.999, q))
+    return int(round(111.714640912 * math.tan(1.5620688421 * q)))
+
+
+def expected_outcome(centipawns: float) -> float:
+    """An engine's centipawns as the mover's expected outcome in [-1, 1], the inverse of
+    :func:`centipawns`; mate scores come out near +-1."""
+    return math.atan(centipawns / 111.714640912) / 1.5620688421

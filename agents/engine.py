@@ -8,15 +8,17 @@ the executable. One engine process per agent, started on creation and ended by `
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import IO, cast
 
 import chess
 import chess.engine
 
-from agents.base import AgentError, int_option, register_agent
+from agents.base import AgentError, SearchLimits, Thought, expected_outcome, int_option, register_agent
 from chess_envs.core import GameState
 from chess_envs.registry import get_game, registered_games
 
@@ -49,6 +51,22 @@ def _find_binary(binary: str, package: str) -> str:
     return path
 
 
+def _line(state: GameState, action: int, moves: list[str]) -> tuple[int, ...]:
+    """An engine's principal variation as actions, cut at the first move that is not legal where it
+    is played; ``action`` (the move played) first."""
+    scratch, line = state.copy(), []
+    for move in moves:
+        try:
+            step = scratch.move_to_action(move)
+        except ValueError:
+            break
+        if scratch.is_terminal() or not scratch.legal_action_mask()[step]:
+            break
+        line.append(step)
+        scratch.apply(step)
+    return tuple(line) if line and line[0] == action else (action,)
+
+
 class _Limits:
     """The search limits and skill of a spec, validated."""
 
@@ -58,7 +76,9 @@ class _Limits:
         self.depth = int_option(depth, "depth", minimum=1)
         self.nodes = int_option(nodes, "nodes", minimum=1)
         self.movetime = int_option(movetime, "movetime", minimum=1)
-        if self.depth is None and self.nodes is None and self.movetime is None:
+        self.pinned = not (self.depth is None and self.nodes is None and self.movetime is None)
+        """the spec names its own limits: they hold under a clock too"""
+        if not self.pinned:
             self.movetime = 100
 
     def options(self) -> dict[str, int | bool]:
@@ -70,9 +90,19 @@ class _Limits:
             options["UCI_LimitStrength"], options["UCI_Elo"] = True, self.elo
         return options
 
-    def go_command(self) -> str:
+    def for_search(self, limits: SearchLimits | None) -> tuple[int | None, int | None, int | None]:
+        """(depth, nodes, movetime ms) of one move: the spec's own when it names any (or no
+        ``limits`` are given), else those of ``limits`` (a share of the clock), else 100 ms."""
+        if self.pinned or limits is None:
+            return self.depth, self.nodes, self.movetime
+        movetime = None if limits.seconds is None else max(1, int(limits.seconds * 1000))
+        if limits.depth is None and limits.nodes is None and movetime is None:
+            movetime = 100
+        return limits.depth, limits.nodes, movetime
+
+    def go_command(self, limits: SearchLimits | None = None) -> str:
         parts = ["go"]
-        for key, value in (("depth", self.depth), ("nodes", self.nodes), ("movetime", self.movetime)):
+        for key, value in zip(("depth", "nodes", "movetime"), self.for_search(limits)):
             if value is not None:
                 parts += [key, str(value)]
         return " ".join(parts)
@@ -170,18 +200,39 @@ class StockfishAgent:
         self._game = object()
 
     def select_action(self, state: GameState) -> int:
-        limit = chess.engine.Limit(
-            depth=self.limits.depth,
-            nodes=self.limits.nodes,
-            time=None if self.limits.movetime is None else self.limits.movetime / 1000,
-        )
+        return self.think(state, None).action
+
+    def think(
+        self,
+        state: GameState,
+        limits: SearchLimits | None,
+        stop: Callable[[], bool] | None = None,
+        report: Callable[[Thought], None] | None = None,
+    ) -> Thought:
+        """One search within the spec's limits, or, when it names none, within ``limits`` (under a
+        clock, a share of it); its score and principal variation as Stockfish reports them."""
+        depth, nodes, movetime = self.limits.for_search(limits)
+        limit = chess.engine.Limit(depth=depth, nodes=nodes, time=None if movetime is None else movetime / 1000)
+        started = time.monotonic()
         try:
-            result = self.engine.play(chess_board(state), limit, game=self._game)
+            result = self.engine.play(chess_board(state), limit, game=self._game, info=chess.engine.INFO_ALL)
         except (chess.engine.EngineError, chess.engine.EngineTerminatedError) as error:
             raise AgentError(f"stockfish failed in {state.to_text()}: {error!r}") from error
         if result.move is None:
             raise AgentError(f"stockfish returned no move in {state.to_text()}")
-        return state.move_to_action(result.move.uci())
+        action = state.move_to_action(result.move.uci())
+        score = result.info.get("score")
+        cp = score.relative.score(mate_score=100_000) if score is not None else 0
+        thought = Thought(
+            action,
+            expected_outcome(cp or 0),
+            _line(state, action, [move.uci() for move in result.info.get("pv", [])]),
+            int(result.info.get("nodes", 0)),
+            time.monotonic() - started,
+        )
+        if report is not None:
+            report(thought)
+        return thought
 
     def close(self) -> None:
         try:
@@ -222,12 +273,37 @@ class FairyStockfishAgent:
         self.engine.send("ucinewgame")
 
     def select_action(self, state: GameState) -> int:
+        return self.think(state, None).action
+
+    def think(
+        self,
+        state: GameState,
+        limits: SearchLimits | None,
+        stop: Callable[[], bool] | None = None,
+        report: Callable[[Thought], None] | None = None,
+    ) -> Thought:
+        """One search within the spec's limits, or, when it names none, within ``limits`` (under a
+        clock, a share of it); score, nodes and line from its last ``info``."""
+        started = time.monotonic()
         self.engine.send(f"position fen {state.to_text()}")
-        self.engine.send(self.limits.go_command())
-        words = self.engine.read_until("bestmove").split()
+        self.engine.send(self.limits.go_command(limits))
+        cp, nodes = 0.0, 0
+        pv: list[str] = []
+        words: list[str] = []
+        for line in self.engine.lines_until("bestmove"):
+            words = line.split()
+            if words[:1] == ["info"] and "score" in words:
+                kind, value = words[words.index("score") + 1 : words.index("score") + 3]
+                cp = float(value) if kind == "cp" else math.copysign(100_000, float(value))
+                nodes = int(words[words.index("nodes") + 1]) if "nodes" in words else nodes
+                pv = words[words.index("pv") + 1 :] if "pv" in words else pv
         if len(words) < 2 or words[1] in ("(none)", "0000"):
             raise AgentError(f"fairy-stockfish found no move in {state.to_text()}")
-        return state.move_to_action(words[1])
+        action = state.move_to_action(words[1])
+        thought = Thought(action, expected_outcome(cp), _line(state, action, pv), nodes, time.monotonic() - started)
+        if report is not None:
+            report(thought)
+        return thought
 
     def close(self) -> None:
         self.engine.close()

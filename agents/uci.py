@@ -18,8 +18,10 @@ network), ``Hash`` (the evaluation cache, MB), ``Clear Hash``, ``MultiPV``, ``Mo
 in chunks of simulations and reports ``info depth seldepth [multipv] score cp [wdl] nodes nps
 hashfull time pv`` after each; ``stop`` ends it at the next chunk; ``go ponder`` searches until
 ``ponderhit`` (the same tree goes on under the move's own limits) or ``stop``; ``bestmove``
-names the reply to ponder on. ``searchmoves`` is refused. Anything malformed is answered with an
-``info string`` and ignored.
+names the reply to ponder on; ``searchmoves`` limits the search and the choice to the moves named.
+``UCI_LimitStrength`` with ``UCI_Elo`` (the shipped network of a variant with a calibration,
+``agents/networks/<game>.elo.json``) plays the simulations and temperature measured to play at that
+Elo. Anything malformed is answered with an ``info string`` and ignored.
 
 The engine always answers ``go`` with a ``bestmove``: when the agent cannot be loaded or fails
 (a missing checkpoint, a dead engine child), it says why in an ``info string`` and plays a
@@ -32,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import math
 import sys
 import threading
 import time
@@ -41,8 +42,18 @@ from typing import BinaryIO, TextIO
 
 import numpy as np
 
-from agents.base import Agent, AgentError, SearchingAgent, SearchLimits, Thought, make_agent, move_time
+from agents.base import (
+    Agent,
+    AgentError,
+    SearchingAgent,
+    SearchLimits,
+    Thought,
+    centipawns,
+    make_agent,
+    move_time,
+)
 from agents.shipped import shipped_agent
+from agents.strength import Level, level_for, load_levels
 from chess_envs.core import GameState, Termination
 from chess_envs.registry import new_state, registered_games
 
@@ -52,12 +63,6 @@ _CHUNK = 16  # the agent's own simulations: every search is given its limits
 _DEFAULT_SIMULATIONS = 800
 _DEFAULT_HASH_MB = 256
 _DEFAULT_OVERHEAD_MS = 30
-
-
-def centipawns(q: float) -> int:
-    """A value in [-1, 1] as centipawns (Leela Chess Zero's mapping)."""
-    q = max(-0.999, min(0.999, q))
-    return int(round(111.714640912 * math.tan(1.5620688421 * q)))
 
 
 class UCIEngine:
@@ -77,6 +82,9 @@ class UCIEngine:
         self.overhead_ms = _DEFAULT_OVERHEAD_MS
         self.ponder = False
         self.show_wdl = False
+        self.limit_strength = False
+        self.elo: int | None = None
+        self._searchmoves: tuple[int, ...] | None = None
         self.agent: Agent | None = None
         self.state = new_state(VARIANTS[self.variant])
         self._search: threading.Thread | None = None
@@ -143,6 +151,11 @@ class UCIEngine:
         self.send(f"option name Move Overhead type spin default {_DEFAULT_OVERHEAD_MS} min 0 max 5000")
         self.send("option name Ponder type check default false")
         self.send("option name UCI_ShowWDL type check default false")
+        levels = self._levels()
+        if levels:
+            self.send("option name UCI_LimitStrength type check default false")
+            low, high = round(levels[0].elo), round(levels[-1].elo)
+            self.send(f"option name UCI_Elo type spin default {low} min {low} max {high}")
         self.send("uciok")
 
     def _bench(self, args: list[str]) -> None:
@@ -252,8 +265,26 @@ class UCIEngine:
             self.ponder = _check(value, "Ponder")
         elif name == "uci_showwdl":
             self.show_wdl = _check(value, "UCI_ShowWDL")
+        elif name == "uci_limitstrength":
+            self.limit_strength = _check(value, "UCI_LimitStrength")
+        elif name == "uci_elo":
+            self.elo = _spin(value, "UCI_Elo", 0, 4000)
         else:
             raise ValueError(f"no option {name!r}")
+
+    def _levels(self) -> list[Level]:
+        """The calibrated levels of the variant's shipped network; [] with another agent."""
+        return [] if self.checkpoint or self.agent_spec else load_levels(VARIANTS[self.variant])
+
+    def _strength(self) -> tuple[int, float] | None:
+        """(simulations, temperature) of the UCI_Elo asked for, None at full strength."""
+        if not self.limit_strength:
+            return None
+        levels = self._levels()
+        if not levels:
+            self.complain(f"no UCI_Elo calibration for {self.variant} with this agent: full strength")
+            return None
+        return level_for(self.elo if self.elo is not None else levels[0].elo, levels)
 
     def _position(self, args: list[str]) -> None:
         if not args:
@@ -279,11 +310,12 @@ class UCIEngine:
 
     def _go(self, args: list[str]) -> None:
         self._finish_search()
-        limits = _parse_go(args)
+        limits, searchmoves = _parse_go(args)
         state = self.state.copy()
         if state.is_terminal() or not len(state.legal_actions()):
             self.send("bestmove 0000")
             return
+        self._searchmoves = tuple(_legal_action(state, move) for move in searchmoves) or None
         self._stop.clear()
         self._ponderhit.clear()
         self._search = threading.Thread(target=self._think, args=(state, limits), daemon=True)
@@ -314,7 +346,12 @@ class UCIEngine:
             )
         if nodes is None and seconds is None:
             nodes = self.simulations
-        return SearchLimits(nodes=nodes, seconds=seconds, depth=limits.get("depth"), lines=self.multipv)
+        strength = self._strength()
+        if strength is not None:  # the level's simulations at most: more time does not make it stronger
+            nodes = min(nodes or strength[0], strength[0])
+        return SearchLimits(
+            nodes=nodes, seconds=seconds, depth=limits.get("depth"), lines=self.multipv, moves=self._searchmoves
+        )
 
     def _think(self, state: GameState, limits: dict[str, int]) -> None:
         """The search thread: always ends by sending ``bestmove``."""
@@ -345,10 +382,13 @@ class UCIEngine:
                 self._wait_for_ponder_end()
             return state.action_to_move(agent.select_action(state.copy())), None
         report = functools.partial(self._info, state)
+        if hasattr(agent, "temperature") and not self.agent_spec:  # the network: UCI_Elo's temperature
+            strength = self._strength()
+            agent.temperature = 0.0 if strength is None else strength[1]
         if "ponder" in limits:  # search on the opponent's time until told how it went
             thought = agent.think(
                 state,
-                SearchLimits(infinite=True, lines=self.multipv),
+                SearchLimits(infinite=True, lines=self.multipv, moves=self._searchmoves),
                 lambda: self._stop.is_set() or self._ponderhit.is_set(),
                 report,
             )
@@ -425,13 +465,28 @@ def _set_torch_threads(count: int) -> None:
     torch.set_num_threads(count)
 
 
-def _parse_go(args: list[str]) -> dict[str, int]:
+def _legal_action(state: GameState, move: str) -> int:
+    """The action of ``move`` where it is legal; ValueError naming it otherwise."""
+    action = state.move_to_action(move)
+    if not state.legal_action_mask()[action]:
+        raise ValueError(f"searchmoves: {move} is not legal here")
+    return action
+
+
+def _parse_go(args: list[str]) -> tuple[dict[str, int], list[str]]:
+    """``go``'s limits by name, and the moves of ``searchmoves`` (unchecked yet)."""
     limits: dict[str, int] = {}
+    searchmoves: list[str] = []
     numeric = {"nodes", "movetime", "wtime", "btime", "winc", "binc", "depth", "movestogo", "mate"}
     i = 0
     while i < len(args):
         word = args[i]
-        if word == "infinite" or word == "ponder":
+        if word == "searchmoves":
+            i += 1
+            while i < len(args) and args[i] not in numeric | {"infinite", "ponder", "searchmoves"}:
+                searchmoves.append(args[i])
+                i += 1
+        elif word == "infinite" or word == "ponder":
             limits[word] = 1
             i += 1
         elif word in numeric:
@@ -442,11 +497,9 @@ def _parse_go(args: list[str]) -> dict[str, int]:
                 raise ValueError(f"go {word} must be positive, got {value}")
             limits[word] = value
             i += 2
-        elif word == "searchmoves":
-            raise ValueError("searchmoves is not supported")
         else:
             raise ValueError(f"unknown go parameter {word!r}")
-    return limits
+    return limits, searchmoves
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -8,6 +8,7 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from evaluate.game import MAX_OPENING_PLIES, random_openings, read_openings
 from evaluate.play import play_human, save_pgn
 from evaluate.ratings import rate
 from evaluate.report import crosstable, pairwise_results, pgn, plot_ratings, rating_table
-from evaluate.sprt import SPRT, pentanomial
+from evaluate.sprt import SPRT, Pentanomial, pentanomial
 from evaluate.tournament import RESULTS_FILE, TournamentConfig, run_tournament
 
 
@@ -65,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument(
         "--openings-file",
         type=Path,
-        help="an opening book: .pgn, .epd, or one FEN (FEN4) per line (instead of random plies)",
+        help="an opening book: @GAME (the shipped balanced book), .pgn, .epd or FEN/FEN4 lines (not random plies)",
     )
     t.add_argument("--seed", type=int, default=0, help="seed of the random openings and of every game's agents")
     t.add_argument("--max-plies", type=_positive, default=400, help="a game this long is scored a draw")
@@ -90,6 +91,22 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
         help="two agents: stop once an SPRT on normalised Elo over game pairs decides (e.g. 0 10 0.05 0.05)",
+    )
+    t.add_argument(
+        "--resign",
+        nargs=2,
+        type=_count(1),
+        metavar=("MOVES", "CP"),
+        help="adjudicate a loss once a side's searched score is <= -CP centipawns for MOVES moves in a row "
+        "and its opponent's is >= CP (e.g. 3 600)",
+    )
+    t.add_argument(
+        "--draw",
+        nargs=3,
+        type=_count(1),
+        metavar=("FROM", "MOVES", "CP"),
+        help="adjudicate a draw from move FROM once both sides' scores stay within CP centipawns for MOVES "
+        "moves (e.g. 40 8 10)",
     )
     p = commands.add_parser(
         "play",
@@ -152,6 +169,32 @@ def play(args: argparse.Namespace) -> None:
             print(f"could not write {args.pgn} ({error}); the game is saved in {fallback}", file=sys.stderr)
 
 
+def _adjudication(args: argparse.Namespace) -> dict[str, int] | None:
+    """The ``--resign`` and ``--draw`` rules as an Adjudication's fields, None when neither is given."""
+    if args.resign is None and args.draw is None:
+        return None
+    rules: dict[str, int] = {}
+    if args.resign is not None:
+        rules.update(resign_moves=args.resign[0], resign_cp=args.resign[1])
+    if args.draw is not None:
+        rules.update(draw_from=args.draw[0], draw_moves=args.draw[1], draw_cp=args.draw[2])
+    return rules
+
+
+def _sprt_stop(sprt: SPRT, first: str, second: str, decided: list[Pentanomial]) -> Callable[[list], bool]:
+    """The tournament's stop rule for an SPRT: True once a bound is crossed, keeping in ``decided``
+    the counts that crossed it (games still in flight then may finish, and may not cross it)."""
+
+    def stop(done: list) -> bool:
+        counts = pentanomial(done, first, second)
+        if sprt.decision(counts) is None:
+            return False
+        decided.append(counts)
+        return True
+
+    return stop
+
+
 def tournament(args: argparse.Namespace) -> None:
     options = game_options(args)
     count = args.games_per_pair // get_game(args.game).num_players or 1
@@ -169,8 +212,10 @@ def tournament(args: argparse.Namespace) -> None:
         args.gauntlet,
         options,
         args.time_control,
+        _adjudication(args),
     )
     sprt, stop = None, None
+    decided: list[Pentanomial] = []
     if args.sprt is not None:
         if len(config.agents) != 2 or get_game(args.game).num_players != 2:
             raise SystemExit("error: --sprt plays one pair of agents at a two-player game")
@@ -178,11 +223,13 @@ def tournament(args: argparse.Namespace) -> None:
             sprt = SPRT(*args.sprt)
         except ValueError as error:
             raise SystemExit(f"error: --sprt: {error}") from None
-        first, second = config.agents
-        stop = lambda done: sprt.decision(pentanomial(done, first, second)) is not None  # noqa: E731
+        stop = _sprt_stop(sprt, config.agents[0], config.agents[1], decided)
     records = run_tournament(config, args.out, workers=args.workers, progress=not args.quiet, stop=stop)
     if sprt is not None:
-        verdict = sprt.report(pentanomial(records, *config.agents))
+        counts = decided[-1] if decided else pentanomial(records, *config.agents)
+        verdict = f"{sprt.report(counts)} after {2 * counts.pairs} games"
+        if len(records) > 2 * counts.pairs:
+            verdict += f" ({len(records) - 2 * counts.pairs} more, in flight or unpaired, are in the ratings only)"
         print(f"\n{config.agents[0]} against {config.agents[1]}: {verdict}")
         write_text_atomic(args.out / "sprt.txt", verdict + "\n")
     results = pairwise_results(records)

@@ -6,8 +6,9 @@ import hashlib
 import random
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
-from agents.base import Agent, AgentError, SearchingAgent, SearchLimits, move_time
+from agents.base import Agent, AgentError, SearchingAgent, SearchLimits, centipawns, move_time
 from chess_envs.core import IllegalActionError
 from chess_envs.registry import get_game, new_state
 
@@ -26,6 +27,8 @@ class GameRecord:
     forfeit: str | None = None
     clocks: list[float] = field(default_factory=list)
     """with a time control: the mover's clock in seconds after each move"""
+    adjudication: str | None = None
+    """why the game was adjudicated (resign or draw by the engines' scores), None when played out"""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -64,6 +67,46 @@ class TimeControl:
         return f"{self.base:g}+{self.increment:g}"
 
 
+@dataclass(frozen=True)
+class Adjudication:
+    """Ending two-player games early by the scores the players report, as cutechess-cli does.
+
+    Resign: a side whose score is at most ``-resign_cp`` centipawns for ``resign_moves`` moves in a
+    row loses, when its opponent's last score agrees (at least ``+resign_cp``). Draw: from move
+    ``draw_from`` (full moves), when both sides' last ``draw_moves`` scores are within
+    ``draw_cp``. 0 moves turns a rule off. Only agents that search report scores; a game with one
+    that does not is never adjudicated."""
+
+    resign_moves: int = 0
+    resign_cp: int = 600
+    draw_from: int = 40
+    draw_moves: int = 0
+    draw_cp: int = 10
+
+    def __post_init__(self) -> None:
+        values = (self.resign_moves, self.resign_cp, self.draw_from, self.draw_moves, self.draw_cp)
+        if min(values) < 0 or self.resign_cp == 0:
+            raise ValueError(f"adjudication needs moves >= 0 and a resign score > 0 centipawns, got {self}")
+
+    @property
+    def active(self) -> bool:
+        return self.resign_moves > 0 or self.draw_moves > 0
+
+    def verdict(self, scores: list[list[int]], mover: int, plies: int) -> tuple[str, int | None] | None:
+        """(reason, loser seat or None for a draw) after seat ``mover`` made the game's ``plies``-th
+        ply, given each seat's reported scores in centipawns (its own point of view, oldest first);
+        None: play on."""
+        own, other = scores[mover], scores[1 - mover]
+        resigns = self.resign_moves > 0 and len(own) >= self.resign_moves and len(other) > 0
+        if resigns and max(own[-self.resign_moves :]) <= -self.resign_cp and other[-1] >= self.resign_cp:
+            return f"resign: {self.resign_moves} scores <= -{self.resign_cp} cp, the opponent's agreeing", mover
+        if self.draw_moves and plies >= 2 * self.draw_from and min(len(own), len(other)) >= self.draw_moves:
+            recent = own[-self.draw_moves :] + other[-self.draw_moves :]
+            if max(abs(score) for score in recent) <= self.draw_cp:
+                return f"draw: both scores within {self.draw_cp} cp for {self.draw_moves} moves", None
+        return None
+
+
 def seat_seed(seed: int, game_id: str, seat: int) -> int:
     """The seed of one seat in one game: a hash of the tournament seed, the game and the seat, so a
     game's random choices do not depend on which worker plays it, or when."""
@@ -80,6 +123,7 @@ def play_game(
     max_plies: int = 400,
     seed: int | None = None,
     time_control: TimeControl | None = None,
+    adjudication: Adjudication | None = None,
     **game_options: str,
 ) -> GameRecord:
     """Play ``agents`` (one per seat, seat 0 first) from the FEN ``opening`` (``game_options``:
@@ -95,6 +139,10 @@ def play_game(
     With ``time_control`` every seat has a clock: an agent that searches (``think``) is given a
     share of its time (:func:`agents.base.move_time`), any other is timed as it moves; whoever's
     clock falls below zero loses on time (``termination`` "time"). Clocks are in ``clocks``.
+
+    With an active ``adjudication`` (two players), agents that search report a score each move and
+    the game ends once the scores settle it (``termination`` "adjudication", the reason in
+    ``adjudication``).
     """
     state = new_state(game, opening, **game_options)
     record = GameRecord(id=game_id, game=game, opening=opening, players=[a.name for a in agents])
@@ -102,14 +150,24 @@ def play_game(
         agent.reset(seed=None if seed is None else seat_seed(seed, game_id, seat))
     plies = 0
     clocks = [time_control.base] * len(agents) if time_control is not None else []
+    judge = adjudication if adjudication is not None and adjudication.active else None
+    if judge is not None and len(agents) != 2:
+        raise ValueError(f"adjudication is for two-player games; {game} has {len(agents)} seats")
+    reported: list[list[int]] = [[] for _ in agents]
     while not state.is_terminal() and plies < max_plies:
         seat = state.current_player
         started = time.monotonic()
         try:
             agent = agents[seat]
-            if time_control is not None and isinstance(agent, SearchingAgent):
-                budget = move_time(clocks[seat], time_control.increment, None, time_control.overhead)
-                action = agent.think(state.copy(), SearchLimits(seconds=budget)).action
+            if isinstance(agent, SearchingAgent) and (time_control is not None or judge is not None):
+                limits = SearchLimits()
+                if time_control is not None:
+                    limits = SearchLimits(
+                        seconds=move_time(clocks[seat], time_control.increment, None, time_control.overhead)
+                    )
+                thought = agent.think(state.copy(), limits)
+                action = thought.action
+                reported[seat].append(centipawns(thought.score))
             else:
                 action = agent.select_action(state.copy())
             move = state.action_to_move(action)
@@ -132,6 +190,12 @@ def play_game(
             record.clocks.append(round(clocks[seat], 3))
         record.moves.append(move)
         plies += 1
+        verdict = judge.verdict(reported, seat, plies) if judge is not None and not state.is_terminal() else None
+        if verdict is not None:
+            record.adjudication, loser = verdict
+            record.termination = "adjudication"
+            record.scores = [0.5, 0.5] if loser is None else [0.0 if s == loser else 1.0 for s in range(2)]
+            return record
     outcome = state.outcome()
     if outcome is None:
         record.termination = "max_plies"
@@ -175,11 +239,25 @@ def random_openings(game: str, count: int, plies: int, seed: int, **game_options
     return openings
 
 
+BOOKS = Path(__file__).resolve().parent / "books"
+"""the shipped balanced books, ``<game>.epd`` or ``<game>.fen4`` (how each was made is in its header)"""
+
+
+def shipped_book(game: str) -> Path:
+    """The shipped balanced book of ``game`` (``evaluate/make_book.py`` made it); ValueError if none."""
+    found = sorted(BOOKS.glob(f"{game}.*"))
+    if not found:
+        raise ValueError(f"no opening book is shipped for {game!r}; give a book file")
+    return found[0]
+
+
 def read_openings(path: str, game: str) -> list[str]:
-    """Openings from a book file, validated: ``.pgn`` (chess: the position each game's moves reach,
-    read by python-chess), ``.epd`` (one EPD per line: its position, the operations dropped, move
-    counters added), or any other file of one FEN (FEN4 for four-player) per line; blank lines and
-    ``#`` comments skipped."""
+    """Openings from a book file, validated: ``@<game>`` (the shipped balanced book), ``.pgn``
+    (chess: the position each game's moves reach, read by python-chess), ``.epd`` (one EPD per
+    line: its position, the operations dropped, move counters added), or any other file of one FEN
+    (FEN4 for four-player) per line; blank lines and ``#`` comments skipped."""
+    if path.startswith("@"):
+        path = str(shipped_book(path[1:]))
     if path.lower().endswith(".pgn"):
         fens = _pgn_positions(path, game)
     else:

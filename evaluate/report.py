@@ -96,6 +96,13 @@ def pgn(records: list[GameRecord]) -> str:
     return "\n\n".join(_game_pgn(record, number) for number, record in enumerate(records, start=1)) + "\n"
 
 
+def _termination(record: GameRecord) -> str:
+    """The PGN Termination tag: the forfeit, or the adjudication and its reason, or how the game ended."""
+    if record.forfeit:
+        return record.forfeit
+    return f"adjudication ({record.adjudication})" if record.adjudication else record.termination
+
+
 def _pgn4(record: GameRecord, number: int) -> str:
     headers = {
         "Event": f"chess_envs {record.game} tournament",
@@ -106,7 +113,7 @@ def _pgn4(record: GameRecord, number: int) -> str:
         "Yellow": record.players[2],
         "Green": record.players[3],
         "Result": " - ".join(f"{score:g}" for score in record.scores),
-        "Termination": record.forfeit or record.termination,
+        "Termination": _termination(record),
         "StartFen4": record.opening,
     }
     tags = "\n".join(f'[{key} "{value}"]' for key, value in headers.items())
@@ -125,7 +132,7 @@ def _game_pgn(record: GameRecord, number: int) -> str:
         "White": record.players[0],
         "Black": record.players[1],
         "Result": result,
-        "Termination": record.forfeit or record.termination,
+        "Termination": _termination(record),
     }
     variant = get_game(record.game).uci_variant or record.game
     if variant == "chess":  # the PGN standard's own game: python-chess writes SAN

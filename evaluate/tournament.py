@@ -34,7 +34,7 @@ from agents.base import Agent, make_agent
 from chess_envs.files import write_text_atomic
 from chess_envs.registry import GameRecord as GameEntry
 from chess_envs.registry import get_game, register_game
-from evaluate.game import GameRecord, TimeControl, play_game
+from evaluate.game import Adjudication, GameRecord, TimeControl, play_game
 from evaluate.results import ResultsWriter, read_results
 
 RESULTS_FILE = "games.jsonl"
@@ -57,6 +57,8 @@ class TournamentConfig:
     are partners opposite each other"""
     time_control: str | None = None
     """``"10+0.1"``: a clock per seat (base+increment seconds), enforced for every agent"""
+    adjudication: dict[str, int] | None = None
+    """the fields of an :class:`~evaluate.game.Adjudication` (resign and draw by reported scores)"""
 
     def __post_init__(self) -> None:
         if len(self.agents) < 2:
@@ -66,6 +68,10 @@ class TournamentConfig:
         self.options = get_game(self.game).check_options(self.options)
         if self.time_control is not None:
             self.time_control = str(TimeControl.parse(self.time_control))
+        if self.adjudication is not None:
+            self.adjudication = asdict(Adjudication(**self.adjudication))
+            if self.seats != 2:
+                raise ValueError("adjudication is for two-player games")
         seats = self.seats
         if self.games_per_pair < seats or self.games_per_pair % seats:
             raise ValueError(
@@ -154,6 +160,7 @@ def _play(
     seed: int,
     options: dict[str, Any],
     time_control: str | None = None,
+    adjudication: dict[str, int] | None = None,
 ) -> GameRecord:
     """Play one scheduled game with this process's agents (built once, rebuilt after a failure).
     ``entry`` is the game's registry record: a spawned worker registers it, so a game registered
@@ -175,6 +182,7 @@ def _play(
         max_plies=max_plies,
         seed=seed,
         time_control=clock,
+        adjudication=Adjudication(**adjudication) if adjudication else None,
         **options,
     )
     if record.forfeit:
@@ -233,7 +241,15 @@ def run_tournament(
             for scheduled in pending:
                 if stop is not None and stop(list(done.values())):
                     break
-                record = _play(entry, scheduled, config.max_plies, config.seed, config.options, config.time_control)
+                record = _play(
+                    entry,
+                    scheduled,
+                    config.max_plies,
+                    config.seed,
+                    config.options,
+                    config.time_control,
+                    config.adjudication,
+                )
                 writer.append(record)
                 done[record.id] = record
                 bar.update()
@@ -247,7 +263,16 @@ def run_tournament(
                 initargs=(os.getpid(), max(1, (os.cpu_count() or 1) // workers)),
             ) as pool:
                 running = {
-                    pool.submit(_play, entry, g, config.max_plies, config.seed, config.options, config.time_control)
+                    pool.submit(
+                        _play,
+                        entry,
+                        g,
+                        config.max_plies,
+                        config.seed,
+                        config.options,
+                        config.time_control,
+                        config.adjudication,
+                    )
                     for g in pending
                 }
                 try:

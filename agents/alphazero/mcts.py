@@ -72,6 +72,8 @@ class SearchTree:
             )
         self._state = state
         self._native = tree_class(state._game)
+        self.only: np.ndarray | None = None
+        """the root moves to search (UCI's ``searchmoves``): the others' priors are zeroed"""
 
     @property
     def state(self) -> GameState:
@@ -88,6 +90,18 @@ class SearchTree:
         """Play ``action`` and keep its subtree as the new root (tree reuse)."""
         self._state.apply(action)
         self._native.reroot(int(action))
+
+
+def restrict_root(search: Any, handle: Any, only: np.ndarray) -> None:
+    """Zero the root priors of moves not in ``only`` (the rest renormalised), so the search spends
+    its simulations on those moves (first-play urgency may still try each other move once);
+    idempotent, a no-op when none of them is legal."""
+    actions, priors = handle.node(handle.root)[7:9]
+    keep = np.isin(actions, only)
+    if keep.any() and not keep.all():
+        weights = np.where(keep, priors, 0.0)
+        weights = weights / weights.sum() if weights.sum() > 0 else keep / keep.sum()
+        search.mix_noise(handle, weights, 1.0)
 
 
 class MCTS:
@@ -158,6 +172,9 @@ class MCTS:
         rows = search.expand_roots(handles, trees[0].state.num_actions, planes)
         if rows:
             self._receive(search, planes, rows)
+        for tree, handle in zip(trees, handles):
+            if tree.only is not None and handle.root_size > 0:
+                restrict_root(search, handle, tree.only)
         config = self.config
         if config.dirichlet_fraction > 0:
             for handle in handles:

@@ -71,9 +71,12 @@ class SearchAgent(AgentBase):
         report: Callable[[Thought], None] | None = None,
     ) -> Thought:
         self.prepare(state)
+        only = None if limits.moves is None else np.asarray(sorted(set(limits.moves)), dtype=np.int64)
         tree = self._tree
-        if tree is None or tree.state.to_text() != state.to_text():
+        if tree is None or tree.state.to_text() != state.to_text() or not _same(getattr(tree, "only", None), only):
             tree = self._tree = self.search.new_tree(state.copy())
+            if only is not None and hasattr(tree, "only"):
+                tree.only = only  # the native search also spends its simulations on these moves only
         nodes = limits.nodes
         if nodes is None and limits.seconds is None and not limits.infinite:
             nodes = self.search.config.simulations
@@ -83,13 +86,15 @@ class SearchAgent(AgentBase):
             output = self.search.policy([tree], self.rng, temperature=self.temperature, simulations=chunk)
             searched += chunk
             root, action = tree.root, int(output.action[0])
+            if only is not None and root is not None and action not in only:
+                action = _most_visited_of(root, only, action)
             thought = Thought(
                 action,
                 float(output.score[0]),
                 line_after(root, action) if root is not None else (action,),
                 int(root.visits.sum()) if root is not None else searched,
                 time.monotonic() - started,
-                root_lines(root, limits.lines) if limits.lines > 1 and root is not None else (),
+                root_lines(root, limits.lines, only) if limits.lines > 1 and root is not None else (),
             )
             if report is not None:
                 report(thought)
@@ -109,12 +114,28 @@ def line_after(root: Any, action: int) -> tuple[int, ...]:
     return (action, *most_visited_line(child, 63))
 
 
-def root_lines(root: Any, count: int) -> tuple[tuple[int, float, tuple[int, ...]], ...]:
-    """The ``count`` most visited moves of ``root`` as (action, mean value for the mover, line)."""
-    order = np.argsort(-root.visits, kind="stable")[:count]
+def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None and np.array_equal(a, b))
+
+
+def _most_visited_of(root: Any, only: np.ndarray, fallback: int) -> int:
+    """The most visited root move among ``only`` (the first legal one of them when none was
+    visited), or ``fallback`` when none of them is legal here."""
+    keep = np.isin(root.actions, only)
+    if not keep.any():
+        return fallback
+    visits = np.where(keep, root.visits, -1.0)
+    return int(root.actions[int(np.argmax(visits))])
+
+
+def root_lines(root: Any, count: int, only: np.ndarray | None = None) -> tuple[tuple[int, float, tuple[int, ...]], ...]:
+    """The ``count`` most visited moves of ``root`` (of ``only``, when given) as (action, mean value
+    for the mover, line)."""
+    visits = root.visits if only is None else np.where(np.isin(root.actions, only), root.visits, 0)
+    order = np.argsort(-visits, kind="stable")[:count]
     lines = []
     for index in order:
-        if root.visits[index] <= 0:
+        if visits[index] <= 0:
             break
         child = root.children[int(index)]
         line = [int(root.actions[index]), *most_visited_line(child, 63)]

@@ -5,7 +5,10 @@ from __future__ import annotations
 import chess
 import pytest
 
-from evaluate.game import read_openings
+from chess_envs.registry import new_state
+from evaluate.game import read_openings, shipped_book
+from evaluate.make_book import make_book
+from tests.agents.test_agents import needs_fairy
 
 
 def test_a_pgn_book_gives_the_position_each_game_reaches(tmp_path) -> None:
@@ -30,3 +33,28 @@ def test_an_epd_book_drops_its_operations(tmp_path) -> None:
     (tmp_path / "bad.epd").write_text("not a position\n")
     with pytest.raises(ValueError, match="bad.epd, opening 1"):
         read_openings(str(tmp_path / "bad.epd"), "chess")
+
+
+@pytest.mark.parametrize("game, least", [("chess", 500), ("los_alamos", 500), ("four_player", 300)])
+def test_each_game_ships_a_balanced_book_that_says_how_it_was_made(game, least) -> None:
+    openings = read_openings(f"@{game}", game)  # every position validated by the game's rules
+    assert len(openings) >= least and len(set(openings)) == len(openings)
+    header = shipped_book(game).read_text().splitlines()[:2]
+    assert header[0].startswith(f"# {len(openings)} balanced {game} openings") and "make_book" in header[1]
+    with pytest.raises(ValueError, match="no opening book is shipped"):
+        read_openings("@no_such_game", game)
+
+
+@needs_fairy
+def test_a_book_keeps_only_openings_the_engine_scores_near_equal() -> None:
+    lines = make_book("los_alamos", count=4, plies=4, depth=6, margin=30, seed=3)
+    assert len(lines) == 4
+    for line in lines:
+        score = int(line.split('c0 "')[1].split('"')[0])
+        assert abs(score) <= 30
+        new_state("los_alamos", " ".join(line.split()[:4]) + " 0 1")
+
+
+def test_a_four_player_book_is_judged_by_the_shipped_network() -> None:
+    lines = make_book("four_player", count=2, plies=4, depth=0, margin=300, seed=1)
+    assert len(lines) == 2 and all(new_state("four_player", line).to_text() == line for line in lines)

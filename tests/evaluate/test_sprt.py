@@ -89,3 +89,23 @@ def test_a_tournament_with_sprt_stops_once_it_decides(tmp_path, capsys) -> None:
     assert 2 <= len(played) < 400 and len(played) % 2 == 0, "stopped early, on a whole pair"
     verdict = (out / "sprt.txt").read_text()
     assert "H1 accepted" in verdict and "pentanomial" in verdict and "H1 accepted" in capsys.readouterr().out
+
+
+def test_the_verdict_is_the_one_that_stopped_the_match_not_what_games_in_flight_did_after() -> None:
+    from evaluate.__main__ import _sprt_stop
+
+    def pair(k: int, first_scores: tuple[float, float]) -> list[GameRecord]:
+        a, b = first_scores
+        return [GameRecord(f"a | b | {k} | a", "chess", "x", ["a", "b"], scores=[a, 1 - a]),
+                GameRecord(f"a | b | {k} | b", "chess", "x", ["b", "a"], scores=[1 - b, b])]  # fmt: skip
+
+    sprt, decided = SPRT(0, 50), []
+    stop = _sprt_stop(sprt, "a", "b", decided)
+    records: list[GameRecord] = []
+    k = 0
+    while not stop(records):
+        records += pair(k, (1.0, 1.0) if k % 4 else (0.5, 0.5))
+        k += 1
+    assert len(decided) == 1 and sprt.decision(decided[0]) == "H1" and decided[0].pairs == k
+    late = records + pair(k, (0.0, 0.0)) + pair(k + 1, (0.0, 0.0))  # two pairs still in flight, both lost
+    assert sprt.decision(pentanomial(late, "a", "b")) is None  # what a recount would (wrongly) report

@@ -9,11 +9,12 @@ import time
 import pytest
 
 from agents import make_agent
-from agents.base import AgentBase
+from agents.base import AgentBase, move_time
 from chess_envs.core import GameState
 from chess_envs.registry import new_state
 from evaluate.__main__ import main
 from evaluate.game import TimeControl, play_game
+from tests.agents.test_agents import needs_stockfish
 
 
 class SlowAgent(AgentBase):
@@ -55,3 +56,19 @@ def test_a_clocked_tournament_of_the_shipped_network_loses_no_game_on_time(tmp_p
     assert len(records) == 2 and all(r["termination"] != "time" for r in records), [r["termination"] for r in records]
     assert all(len(r["clocks"]) == len(r["moves"]) and min(r["clocks"]) > 0 for r in records)
     assert "[%clk " in (out / "games.pgn").read_text()
+
+
+@needs_stockfish
+def test_an_engine_without_limits_takes_its_move_time_from_the_clock_and_a_pinned_one_keeps_its_own() -> None:
+    start = new_state("chess").to_text()
+    clock = TimeControl(4.0, 0.05)
+    first = move_time(4.0, 0.05, None, clock.overhead)  # about 0.17 s
+    for spec, low, high in (("stockfish", 0.6 * first, first + 0.15), ("stockfish?depth=1", 0.0, 0.05)):
+        engine = make_agent(spec, "chess")
+        try:
+            record = play_game("chess", [engine, make_agent("greedy?seed=1", "chess")], start, max_plies=6,
+                               time_control=clock)  # fmt: skip
+        finally:
+            engine.close()
+        spent = clock.base + clock.increment - record.clocks[0]  # the engine's first move
+        assert low <= spent <= high, (spec, spent)

@@ -1,0 +1,87 @@
+"""UCI_LimitStrength with UCI_Elo (the calibrated levels of the shipped network) and searchmoves."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+import agents.strength as strength
+from agents.base import SearchLimits, make_agent
+from agents.strength import Level, level_for, load_levels
+from agents.uci import UCIEngine
+from chess_envs.registry import new_state
+from tests.agents.test_uci import run_lines
+
+LEVELS = [Level(1, 1.0, 500.0), Level(1, 0.0, 800.0), Level(16, 0.0, 1000.0), Level(256, 0.0, 1200.0)]
+
+
+def test_an_elo_between_two_levels_interpolates_the_one_knob_they_differ_in():
+    assert level_for(100, LEVELS) == (1, 1.0)  # below the range: the weakest level
+    assert level_for(5000, LEVELS) == (256, 0.0)
+    assert level_for(1100, LEVELS) == (64, 0.0)  # simulations geometrically: sqrt(16 * 256)
+    sims, temperature = level_for(650, LEVELS)  # temperature linearly
+    assert sims == 1 and temperature == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="no calibration"):
+        level_for(1000, [])
+
+
+def test_the_shipped_chess_calibration_is_measured_and_ordered():
+    levels = load_levels("chess")
+    data = json.loads(strength.calibration_path("chess").read_text())
+    assert len(levels) >= 3 and all(row["games"] >= 100 for row in data["levels"])
+    assert data["anchors"][0]["spec"] == "stockfish?elo=1350&movetime=100" and data["anchors"][0]["elo"] == 1350
+    at_zero = sorted((x.simulations, x.elo) for x in levels if x.temperature == 0)
+    assert [elo for _, elo in at_zero] == sorted(elo for _, elo in at_zero)  # more simulations, stronger
+
+
+def test_uci_elo_plays_the_levels_simulations_and_temperature(monkeypatch, tmp_path):
+    path = tmp_path / "chess.elo.json"
+    rows = [{"simulations": x.simulations, "temperature": x.temperature, "elo": x.elo} for x in LEVELS]
+    path.write_text(json.dumps({"levels": rows}))
+    monkeypatch.setattr(strength, "calibration_path", lambda game: path)
+    engine = UCIEngine(out=io.StringIO())
+    output = run_lines(
+        engine,
+        ["uci", "setoption name UCI_LimitStrength value true", "setoption name UCI_Elo value 1000", "go nodes 400"],
+    )
+    assert "option name UCI_LimitStrength type check default false" in output
+    assert "option name UCI_Elo type spin default 500 min 500 max 1200" in output
+    infos = [line.split() for line in output if line.startswith("info depth")]
+    assert max(int(words[words.index("nodes") + 1]) for words in infos) <= 16 + 16  # the level's simulations
+    assert engine.agent.temperature == 0.0
+    run_lines(engine, ["setoption name UCI_Elo value 650", "go nodes 400"])
+    assert engine.agent.temperature == pytest.approx(0.5)
+    run_lines(engine, ["setoption name UCI_LimitStrength value false", "go nodes 64"])
+    assert engine.agent.temperature == 0.0
+
+
+def test_uci_elo_is_not_offered_for_an_agent_without_a_calibration():
+    output = run_lines(UCIEngine(None, "greedy?seed=1", out=io.StringIO()), ["uci"])
+    assert not any("UCI_Elo" in line or "UCI_LimitStrength" in line for line in output)
+
+
+def test_searchmoves_searches_and_chooses_only_the_moves_named():
+    engine = UCIEngine(out=io.StringIO())
+    output = run_lines(engine, ["uci", "setoption name MultiPV value 3", "go nodes 96 searchmoves a2a3 h2h4"])
+    assert output[-1].split()[1] in {"a2a3", "h2h4"}
+    lines = [line.split() for line in output if " multipv " in line]
+    assert lines and all(words[words.index("pv") + 1] in {"a2a3", "h2h4"} for words in lines)
+    output = run_lines(engine, ["go nodes 16 searchmoves e2e5"])
+    assert any("e2e5 is not legal" in line for line in output)
+
+
+def test_a_search_restricted_to_some_moves_spends_its_simulations_on_them():
+    agent = make_agent("alphazero:@chess?sims=16", "chess")
+    state = new_state("chess")
+    allowed = tuple(state.move_to_action(m) for m in ("a2a3", "b1a3"))
+    thought = agent.think(state, SearchLimits(nodes=128, moves=allowed))
+    root = agent._tree.root
+    outside = ~np.isin(root.actions, allowed)
+    assert thought.action in allowed
+    assert root.visits[outside].max() <= 1  # zeroed priors: first-play urgency tries each other move once at most
+    assert root.visits[~outside].sum() >= 128 - outside.sum()
+    full = agent.think(state, SearchLimits(nodes=128))  # unrestricted again: a new tree
+    assert state.action_to_move(full.action) not in ("a2a3", "b1a3")
