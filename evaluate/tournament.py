@@ -16,6 +16,7 @@ import contextlib
 import ctypes
 import json
 import multiprocessing
+import multiprocessing.util
 import os
 import signal
 import sys
@@ -148,6 +149,16 @@ def _start_worker(parent: int, threads: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    # Close this worker's agents when it ends: an engine's python-chess thread would keep the
+    # worker, and with it the pool's shutdown, waiting forever.
+    multiprocessing.util.Finalize(None, _close_agents, exitpriority=10)
+
+
+def _close_agents() -> None:
+    while _worker_agents:
+        _, agent = _worker_agents.popitem()
+        with contextlib.suppress(Exception):  # a dead engine may fail to close; it is gone either way
+            agent.close()
 
 
 _PR_SET_PDEATHSIG = 1

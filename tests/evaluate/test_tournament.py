@@ -18,7 +18,7 @@ from evaluate.ratings import rate
 from evaluate.report import pairwise_results, pgn
 from evaluate.results import read_results
 from evaluate.tournament import RESULTS_FILE, TournamentConfig, run_tournament, schedule, tables
-from tests.agents.test_agents import DYING_ENGINE, needs_fairy
+from tests.agents.test_agents import DYING_ENGINE, needs_fairy, needs_stockfish
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -255,3 +255,20 @@ def test_teams_tournament_seats_partners_opposite_and_scores_by_team(tmp_path, c
         assert record.scores[0] + record.scores[1] == 1.0  # a team's win is the other's loss, a draw half each
     assert json.loads((out / "tournament.json").read_text())["options"] == {"mode": "teams"}
     assert "greedy" in capsys.readouterr().out
+
+
+@needs_stockfish
+def test_stockfish_in_worker_processes_lets_the_tournament_end(tmp_path):
+    """python-chess keeps a thread per engine: a worker that never closed its Stockfish could not
+    exit, and the pool's shutdown (the tournament's end) waited forever."""
+    cfg = config(["stockfish?depth=1", "greedy"], games_per_pair=2, game="chess")
+    script = (
+        "import pickle, sys; from pathlib import Path; from evaluate.tournament import run_tournament; "
+        "records = run_tournament(pickle.loads(bytes.fromhex(sys.argv[1])), Path(sys.argv[2]), workers=2, "
+        "progress=False); print(len(records))"
+    )
+    import pickle
+
+    result = subprocess.run([sys.executable, "-c", script, pickle.dumps(cfg).hex(), str(tmp_path)],
+                            capture_output=True, text=True, cwd=ROOT, timeout=120)  # fmt: skip
+    assert result.returncode == 0 and result.stdout.strip() == "2", result.stderr
