@@ -83,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument(
         "--time-control",
         metavar="BASE+INC",
-        help="a clock per seat in seconds, e.g. 10+0.1: searching agents share their time, overruns lose",
+        help="a clock per seat in seconds, e.g. 10+0.1, or 0.5/move: searching agents share their time, overruns lose",
     )
     t.add_argument(
         "--sprt",

@@ -43,28 +43,43 @@ class GameRecord:
 
 @dataclass(frozen=True)
 class TimeControl:
-    """A clock per seat: ``base`` seconds, ``increment`` seconds added after each move (``"10+0.1"``);
-    ``overhead`` seconds are kept back from every move's budget for the time the game itself takes."""
+    """A clock per seat: ``base`` seconds, ``increment`` seconds added after each move (``"10+0.1"``),
+    or with ``per_move`` ``base`` seconds for every move, unused time not carried (``"0.5/move"``,
+    cutechess-cli's ``st``); ``overhead`` seconds are kept back from every move's budget for the
+    time the game itself takes."""
 
     base: float
     increment: float = 0.0
     overhead: float = 0.05
+    per_move: bool = False
 
     def __post_init__(self) -> None:
         if not (0 < self.base < 1e6 and 0 <= self.increment < 1e4 and 0 <= self.overhead < 60):
             raise ValueError(f"a time control needs base > 0 and increment >= 0 seconds, got {self}")
+        if self.per_move and self.increment:
+            raise ValueError("a time control per move has no increment")
 
     @classmethod
     def parse(cls, text: str) -> TimeControl:
-        """``"10+0.1"`` (base+increment seconds) or ``"60"``."""
-        base, _, increment = text.partition("+")
+        """``"10+0.1"`` (base+increment seconds), ``"60"``, or ``"0.5/move"`` (seconds per move)."""
+        per_move = text.endswith("/move")
+        base, _, increment = text.removesuffix("/move").partition("+")
         try:
-            return cls(float(base), float(increment or 0))
+            seconds, added = float(base), float(increment or 0)
         except ValueError:
-            raise ValueError(f"a time control is BASE+INCREMENT in seconds, like 10+0.1; got {text!r}") from None
+            raise ValueError(
+                f"a time control is BASE+INCREMENT in seconds, like 10+0.1, or SECONDS/move; got {text!r}"
+            ) from None
+        return cls(seconds, added, per_move=per_move)
+
+    def budget(self, left: float) -> float:
+        """Seconds a searching agent is given for its move with ``left`` on its clock."""
+        if self.per_move:
+            return max(0.005, self.base - self.overhead)
+        return move_time(left, self.increment, None, self.overhead)
 
     def __str__(self) -> str:
-        return f"{self.base:g}+{self.increment:g}"
+        return f"{self.base:g}/move" if self.per_move else f"{self.base:g}+{self.increment:g}"
 
 
 @dataclass(frozen=True)
@@ -137,7 +152,7 @@ def play_game(
     or, in a game with standings (four-player Free-For-All), scored by its points so far.
 
     With ``time_control`` every seat has a clock: an agent that searches (``think``) is given a
-    share of its time (:func:`agents.base.move_time`), any other is timed as it moves; whoever's
+    share of its time (:meth:`TimeControl.budget`), any other is timed as it moves; whoever's
     clock falls below zero loses on time (``termination`` "time"). Clocks are in ``clocks``.
 
     With an active ``adjudication`` (two players), agents that search report a score each move and
@@ -162,9 +177,7 @@ def play_game(
             if isinstance(agent, SearchingAgent) and (time_control is not None or judge is not None):
                 limits = SearchLimits()
                 if time_control is not None:
-                    limits = SearchLimits(
-                        seconds=move_time(clocks[seat], time_control.increment, None, time_control.overhead)
-                    )
+                    limits = SearchLimits(seconds=time_control.budget(clocks[seat]))
                 thought = agent.think(state.copy(), limits)
                 action = thought.action
                 reported[seat].append(centipawns(thought.score))
@@ -188,6 +201,8 @@ def play_game(
                 return record
             clocks[seat] += time_control.increment
             record.clocks.append(round(clocks[seat], 3))
+            if time_control.per_move:
+                clocks[seat] = time_control.base
         record.moves.append(move)
         plies += 1
         verdict = judge.verdict(reported, seat, plies) if judge is not None and not state.is_terminal() else None

@@ -72,3 +72,16 @@ def test_an_engine_without_limits_takes_its_move_time_from_the_clock_and_a_pinne
             engine.close()
         spent = clock.base + clock.increment - record.clocks[0]  # the engine's first move
         assert low <= spent <= high, (spec, spent)
+
+
+def test_a_time_control_per_move_gives_every_move_its_own_budget() -> None:
+    per_move = TimeControl.parse("0.3/move")
+    assert per_move.per_move and str(per_move) == "0.3/move" and per_move.budget(0.3) == pytest.approx(0.25)
+    start = new_state("los_alamos").to_text()
+    fast = make_agent("random?seed=1", "los_alamos")
+    record = play_game("los_alamos", [fast, SlowAgent(0.1)], start, max_plies=12, time_control=per_move)
+    assert record.termination != "time" and len(record.moves) == 12  # 0.6 s in all, 0.1 s a move
+    record = play_game("los_alamos", [fast, SlowAgent(0.35)], start, max_plies=12, time_control=per_move)
+    assert record.termination == "time" and len(record.moves) == 2
+    with pytest.raises(ValueError, match="no increment"):
+        TimeControl.parse("1+1/move")
