@@ -9,6 +9,7 @@
     chess-envs play --game los_alamos             play a network yourself   (extra: agents)
     chess-envs uci                                the UCI engine            (extra: agents)
     chess-envs export SRC DST                     a checkpoint's playing part (extra: agents)
+    chess-envs serve                              play and watch in the browser (extra: web)
 
 Each subcommand is the ``main`` of a module (``python -m train.alphazero`` and the other
 ``python -m`` forms work the same). This module names them by string and imports one only when
@@ -35,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     "play": ("evaluate.__main__:main", "agents", "play an agent in the terminal", ("play",)),
     "uci": ("agents.uci:main", "agents", "the UCI engine (lichess-bot, cutechess, GUIs)", ()),
     "export": ("agents.alphazero.checkpoint:main", "agents", "a checkpoint's playing part only", ()),
+    "serve": ("evaluate.web.server:main", "web", "a local web app: play and watch the games in a browser", ()),
 }
 """command -> (``module:function`` taking argv, the extra it needs, help, arguments put first)"""
 

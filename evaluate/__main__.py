@@ -251,6 +251,12 @@ def tournament(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["serve"]:  # the web app has its own parser (and needs the [web] extra)
+        from evaluate.web.server import main as serve
+
+        serve(argv[1:])
+        return
     parser = _parser()
     args = parser.parse_args(argv)
     try:

@@ -1,0 +1,240 @@
+"""The games the web app holds, framework-free: the agents the server was started with (built once
+per game and shared, one search at a time each) and one session per browser game.
+
+A session is a game between seats that are either ``"human"`` or an offered agent's name. The
+browser names agents only by those names; nothing it sends becomes a spec, a path or a program.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.base import Agent, SearchingAgent, SearchLimits, Thought, make_agent
+from chess_envs.core import GameState
+from chess_envs.registry import get_game, new_state
+from evaluate.game import GameRecord
+from evaluate.play import san_moves
+from evaluate.report import pgn
+
+HUMAN = "human"
+SQUARE = re.compile(r"([a-n])(1[0-4]|[1-9])")
+
+
+@dataclass
+class OfferedAgent:
+    """An agent offered to the browser: its name (the spec the server was started with) and, per
+    game, the agent built once and a lock (agents are not thread-safe: one search at a time)."""
+
+    spec: str
+    built: dict[str, Agent] = field(default_factory=dict)
+    locks: dict[str, threading.Lock] = field(default_factory=dict)
+
+
+class AgentPool:
+    """The agents the server offers, by name, each built once per game it plays."""
+
+    def __init__(self, specs: list[str], games: list[str]) -> None:
+        self.agents: dict[str, OfferedAgent] = {}
+        self.playable: dict[str, list[str]] = {game: [] for game in games}
+        for spec in specs:
+            offered = OfferedAgent(spec)
+            for game in games:
+                try:
+                    offered.built[game] = make_agent(spec, game)
+                except Exception:  # not for this game (an engine of another variant, a network of another game)
+                    continue
+                offered.locks[game] = threading.Lock()
+                self.playable[game].append(spec)
+            if offered.built:
+                self.agents[spec] = offered
+
+    def move(self, name: str, state: GameState, stop: Callable[[], bool]) -> tuple[int, Thought | None]:
+        """The agent's move in ``state`` (and its search's thought, for the analysis), one search
+        per agent at a time; ``stop()`` ends a search early (takeback, new game, disconnect)."""
+        offered = self.agents[name]
+        agent = offered.built[state.game_name]
+        with offered.locks[state.game_name]:
+            if isinstance(agent, SearchingAgent):
+                thought = agent.think(state.copy(), SearchLimits(lines=3), stop=stop)
+                return thought.action, thought
+            return agent.select_action(state.copy()), None
+
+    def close(self) -> None:
+        for offered in self.agents.values():
+            for agent in offered.built.values():
+                with contextlib.suppress(Exception):  # a dead engine may fail to close; it is gone either way
+                    agent.close()
+
+
+@dataclass
+class Session:
+    """One browser game: the state, who sits where, the moves so far and the last analysis."""
+
+    id: str
+    game: str
+    seats: list[str]
+    options: dict[str, Any]
+    opening: str
+    state: GameState
+    actions: list[int] = field(default_factory=list)
+    notation: list[str] = field(default_factory=list)
+    analysis: dict[str, Any] | None = None
+    generation: int = 0
+    """bumped by every change a search in flight must not outlive (takeback, new game, close)"""
+    touched: float = field(default_factory=time.monotonic)
+
+    def human_to_move(self) -> bool:
+        return not self.state.is_terminal() and self.seats[self.state.current_player] == HUMAN
+
+    def agent_to_move(self) -> str | None:
+        if self.state.is_terminal():
+            return None
+        seat = self.seats[self.state.current_player]
+        return None if seat == HUMAN else seat
+
+    def play(self, action: int) -> None:
+        """Play a legal ``action`` (ValueError otherwise) and note it in the game's notation."""
+        mask = self.state.legal_action_mask()
+        if not 0 <= action < len(mask) or not mask[action]:
+            raise ValueError(f"action {action} is not a legal move here")
+        names = {a: n for n, a in san_moves(self.state).items()}
+        self.notation.append(names.get(action, self.state.action_to_move(action)))
+        self.state.apply(action)
+        self.actions.append(action)
+
+    def takeback(self) -> None:
+        """Undo moves back to the last position where a human was to move before the last human move."""
+        self.generation += 1
+        if HUMAN not in self.seats:
+            return
+        undone = False
+        while self.actions and not (undone and self.human_to_move()):
+            self.state.undo()
+            self.actions.pop()
+            self.notation.pop()
+            undone = undone or self.human_to_move()
+        self.analysis = None
+
+    def record(self) -> GameRecord:
+        outcome = self.state.outcome()
+        scores = [(v + 1) / 2 for v in outcome.returns] if outcome is not None else [0.5] * len(self.seats)
+        replay = new_state(self.game, self.opening, **self.options)
+        moves = []
+        for action in self.actions:
+            moves.append(replay.action_to_move(action))
+            replay.apply(action)
+        return GameRecord(
+            self.id[:8],
+            self.game,
+            self.opening,
+            list(self.seats),
+            moves,
+            scores,
+            outcome.termination.value if outcome is not None else "unfinished",
+        )
+
+    def pgn(self) -> str:
+        return pgn([self.record()])
+
+    def view(self, pool: AgentPool) -> dict[str, Any]:
+        """What the browser draws: board cells, legal moves as squares, the move list, the result."""
+        state = self.state
+        cells = [[list(c) if isinstance(c, tuple) else c for c in row] for row in state.board_cells()]
+        height = len(cells)
+        legal = []
+        if self.human_to_move():
+            for action in state.legal_actions():
+                text = state.action_to_move(int(action))
+                squares = SQUARE.findall(text)
+                if len(squares) >= 2:
+                    (f0, r0), (f1, r1) = squares[:2]
+                    promotion = text.split("=")[-1] if "=" in text else text[4:] if len(text) == 5 else ""
+                    legal.append(
+                        {
+                            "action": int(action),
+                            "from": [height - int(r0), ord(f0) - 97],
+                            "to": [height - int(r1), ord(f1) - 97],
+                            "promotion": promotion.upper(),
+                        }
+                    )
+        outcome = state.outcome()
+        return {
+            "type": "state",
+            "session": self.id,
+            "game": self.game,
+            "options": self.options,
+            "seats": self.seats,
+            "cells": cells,
+            "to_move": None if outcome is not None else state.current_player,
+            "human_to_move": self.human_to_move(),
+            "legal": legal,
+            "moves": self.notation,
+            "ply": len(self.actions),
+            "result": None
+            if outcome is None
+            else {"termination": outcome.termination.value, "scores": [(v + 1) / 2 for v in outcome.returns]},
+            "eliminated": list(state.eliminated),
+            "standings": [round(v, 3) for v in state.standings()] if state.num_players > 2 else None,
+            "analysis": self.analysis,
+            "fen": state.to_text(),
+        }
+
+
+def analysis_of(state: GameState, thought: Thought) -> dict[str, Any]:
+    """The search's view of ``state`` for the browser: the mover's value in [-1, 1], the most
+    searched moves as from/to squares with their scores, and the principal variation as text."""
+    height = len(state.board_cells())
+    arrows = []
+    for action, score, _ in thought.lines or ((thought.action, thought.score, thought.pv),):
+        squares = SQUARE.findall(state.action_to_move(action))
+        if len(squares) >= 2:
+            (f0, r0), (f1, r1) = squares[:2]
+            arrows.append({"from": [height - int(r0), ord(f0) - 97], "to": [height - int(r1), ord(f1) - 97],
+                           "score": round(score, 3)})  # fmt: skip
+    line, scratch = [], state.copy()
+    for action in thought.pv[:12]:
+        line.append(scratch.action_to_move(action))
+        scratch.apply(action)
+    return {"mover": state.current_player, "value": round(thought.score, 3), "arrows": arrows, "pv": line,
+            "nodes": thought.nodes}  # fmt: skip
+
+
+class Sessions:
+    """Every live session by its id (a 128-bit random token: knowing it is owning the game),
+    expired after ``idle_seconds`` without a message, at most ``limit`` at once."""
+
+    def __init__(self, idle_seconds: float = 1800.0, limit: int = 1000) -> None:
+        self.by_id: dict[str, Session] = {}
+        self.idle_seconds, self.limit = idle_seconds, limit
+
+    def new(self, game: str, seats: list[str], options: dict[str, Any], fen: str | None) -> Session:
+        self.expire()
+        if len(self.by_id) >= self.limit:
+            raise ValueError("the server holds as many games as it may; try again later")
+        record = get_game(game)
+        state = new_state(game, fen, **record.check_options(options))
+        session = Session(secrets.token_hex(16), game, seats, options, state.to_text(), state)
+        self.by_id[session.id] = session
+        return session
+
+    def get(self, session_id: str) -> Session | None:
+        session = self.by_id.get(session_id)
+        if session is not None:
+            session.touched = time.monotonic()
+        return session
+
+    def drop(self, session: Session) -> None:
+        session.generation += 1  # a search in flight for it is stopped
+        self.by_id.pop(session.id, None)
+
+    def expire(self) -> None:
+        now = time.monotonic()
+        for session in [s for s in self.by_id.values() if now - s.touched > self.idle_seconds]:
+            self.drop(session)
