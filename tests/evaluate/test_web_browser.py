@@ -8,9 +8,6 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +21,7 @@ from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-from evaluate.web.server import create_app  # noqa: E402
+from tests.evaluate.web_server import serve  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
@@ -37,20 +34,8 @@ AGENTS = ["random?seed=1", "greedy?seed=1", "alphazero:@los_alamos?sims=16"]
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    app = create_app(AGENTS, "127.0.0.1", port, None, searches=2, move_delay=0.0)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not running.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/"
-    running.should_exit = True
-    thread.join(timeout=10)
+    with serve(AGENTS) as url:
+        yield url
 
 
 @pytest.fixture

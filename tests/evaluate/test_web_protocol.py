@@ -1,0 +1,118 @@
+"""The web app's WebSocket against hostile input, on a real server: every bad message gets an error
+reply and changes nothing, foreign pages and hosts are refused, nothing the browser sends runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from urllib.request import Request, urlopen
+
+import pytest
+
+pytest.importorskip("uvicorn")
+websockets = pytest.importorskip("websockets")
+
+import evaluate.web.sessions as sessions  # noqa: E402
+from tests.evaluate.web_server import serve  # noqa: E402
+
+AGENTS = ["random?seed=1", "greedy?seed=1"]
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    with serve(AGENTS) as address:
+        yield address
+
+
+def socket_url(url: str, query: str = "") -> str:
+    return url.replace("http://", "ws://") + "ws" + query
+
+
+async def exchange(url: str, messages: list[str]) -> list[dict]:
+    """Send each message and collect the one reply it gets."""
+    replies = []
+    async with websockets.connect(socket_url(url), max_size=2**20) as socket:
+        hello = json.loads(await socket.recv())
+        assert hello["type"] == "hello" and hello["games"]["chess"]["agents"] == AGENTS
+        for message in messages:
+            await socket.send(message)
+            replies.append(json.loads(await asyncio.wait_for(socket.recv(), 30)))
+    return replies
+
+
+def test_hostile_messages_get_an_error_and_change_nothing(url, monkeypatch) -> None:
+    built = []
+    monkeypatch.setattr(sessions, "make_agent", lambda *args: built.append(args))  # nothing may build an agent
+    new = {"type": "new", "game": "chess", "seats": ["human", "greedy?seed=1"]}
+    hostile = [
+        "{not json",
+        json.dumps([1, 2, 3]),
+        json.dumps({"type": "format_disk"}),
+        json.dumps({"type": "move", "action": 1}),  # no game yet
+        json.dumps({**new, "seats": ["human", "stockfish?binary=/bin/sh"]}),
+        json.dumps({**new, "seats": ["human", "alphazero:/etc/passwd"]}),
+        json.dumps({**new, "seats": ["human", "../../agents/networks/chess.pt"]}),
+        json.dumps({**new, "seats": ["human"]}),
+        json.dumps({**new, "game": "shogi"}),
+        json.dumps({**new, "fen": "not a position"}),
+        json.dumps({**new, "options": {"mode": "teams"}}),
+        json.dumps({"type": "new", "game": "chess", "seats": ["human", "greedy?seed=1"], "pad": "x" * 10_000}),
+    ]
+    replies = asyncio.run(exchange(url, hostile))
+    assert all(reply["type"] == "error" for reply in replies), replies
+    assert "not an agent this server offers" in replies[4]["error"] and "longer than" in replies[-1]["error"]
+    assert built == []
+    moves = [{"action": 10**9, "ply": 0}, {"action": -1, "ply": 0}, {"action": "e2e4"}, {"action": True, "ply": 0},
+             {"action": 0, "ply": 5}]  # fmt: skip
+    after = [json.dumps(new)] + [json.dumps({"type": "move", **move}) for move in moves]
+    replies = asyncio.run(exchange(url, after))
+    assert replies[0]["type"] == "state" and all(r["type"] == "error" for r in replies[1:]), replies
+    legal = replies[0]["legal"][0]["action"]
+    replies = asyncio.run(exchange(url, [json.dumps(new), json.dumps({"type": "move", "action": legal, "ply": 0})]))
+    assert replies[1]["type"] == "state" and replies[1]["ply"] >= 1  # the server keeps serving
+
+
+def test_foreign_origins_and_hosts_are_refused(url) -> None:
+    async def connect(**headers) -> None:
+        async with websockets.connect(socket_url(url), **headers) as socket:
+            await socket.recv()
+
+    with pytest.raises(websockets.exceptions.InvalidStatus):
+        asyncio.run(connect(origin="http://evil.example"))
+    with pytest.raises(websockets.exceptions.InvalidStatus):
+        asyncio.run(connect(additional_headers={"Host": "rebound.example:80"}))
+    asyncio.run(connect(origin=url.rstrip("/")))  # the page's own origin is welcome
+    with pytest.raises(Exception, match="403"):
+        urlopen(Request(url, headers={"Host": "rebound.example"}), timeout=10)
+    assert b"chess-envs" in urlopen(url, timeout=10).read()
+
+
+def test_one_client_cannot_see_another_clients_game(url) -> None:
+    async def scenario() -> tuple[dict, dict]:
+        async with websockets.connect(socket_url(url)) as first, websockets.connect(socket_url(url)) as second:
+            await first.recv(), await second.recv()
+            await first.send(json.dumps({"type": "new", "game": "los_alamos", "seats": ["human", "random?seed=1"]}))
+            state = json.loads(await first.recv())
+            await second.send(json.dumps({"type": "move", "action": state["legal"][0]["action"], "ply": 0}))
+            intrusion = json.loads(await second.recv())
+            await second.send(json.dumps({"type": "resume", "session": "0" * 32}))
+            return intrusion, json.loads(await second.recv())
+
+    intrusion, guess = asyncio.run(scenario())
+    assert intrusion == {"type": "error", "error": "start a game first"}
+    assert guess["type"] == "error" and "no such game" in guess["error"]
+
+
+def test_off_loopback_a_token_is_required() -> None:
+    with serve(AGENTS, token="sesame") as address:
+
+        async def hello(query: str) -> str:
+            async with websockets.connect(socket_url(address, query)) as socket:
+                return json.loads(await socket.recv())["type"]
+
+        with pytest.raises(websockets.exceptions.InvalidStatus):
+            asyncio.run(hello(""))
+        with pytest.raises(websockets.exceptions.InvalidStatus):
+            asyncio.run(hello("?token=wrong"))
+        assert asyncio.run(hello("?token=sesame")) == "hello"
