@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -216,12 +216,14 @@ def prepare_output(config: TournamentConfig, out: Path) -> None:
     path = out / CONFIG_FILE
     wanted = asdict(config)
     if path.exists():
-        stored = {"gauntlet": False, **json.loads(path.read_text(encoding="utf-8"))}
+        # Settings added since the file was written take their defaults (what its games were played with).
+        defaults = {f.name: f.default for f in fields(TournamentConfig) if f.default is not MISSING}
+        stored = {**defaults, **json.loads(path.read_text(encoding="utf-8"))}
         if "options" not in stored:  # files of version 0.1 kept the four-player mode apart
             mode = stored.pop("mode", "ffa")
             stored["options"] = {} if mode == "ffa" else {"mode": mode}
         if stored != wanted:
-            changed = sorted(k for k in wanted if stored.get(k) != wanted[k])
+            changed = sorted(k for k in {*wanted, *stored} if stored.get(k) != wanted.get(k))
             raise ValueError(
                 f"{out} holds a different tournament (differs in {', '.join(changed)}); "
                 f"choose another --out or rerun with the same settings to resume"

@@ -272,3 +272,15 @@ def test_stockfish_in_worker_processes_lets_the_tournament_end(tmp_path):
     result = subprocess.run([sys.executable, "-c", script, pickle.dumps(cfg).hex(), str(tmp_path)],
                             capture_output=True, text=True, cwd=ROOT, timeout=120)  # fmt: skip
     assert result.returncode == 0 and result.stdout.strip() == "2", result.stderr
+
+
+def test_a_tournament_folder_of_an_older_version_resumes_with_the_settings_it_did_not_have(tmp_path):
+    cfg = config(["random?seed=1", "greedy?seed=1"], games_per_pair=2)
+    run_tournament(cfg, tmp_path, workers=1, progress=False)
+    stored = json.loads((tmp_path / "tournament.json").read_text())
+    for newer in ("time_control", "adjudication"):  # 0.2 wrote neither
+        del stored[newer]
+    (tmp_path / "tournament.json").write_text(json.dumps(stored))
+    assert len(run_tournament(cfg, tmp_path, workers=1, progress=False)) == 2
+    with pytest.raises(ValueError, match="differs in time_control"):
+        run_tournament(TournamentConfig(**{**cfg.__dict__, "time_control": "5+0"}), tmp_path, progress=False)
