@@ -1,0 +1,110 @@
+"""Load on the web app over loopback: CLIENTS WebSocket clients for SECONDS, half playing chess
+against greedy and half against the shipped chess network at 64 simulations, each playing random
+legal moves from the server's own list and starting a new game when one ends.
+
+Prints errors, moves played, the reply latency (a move sent to the agent's answer) at p50 and p95,
+and the server's resident memory after the first minute and at the end (it should grow < 10%).
+
+    python benchmarks/web_load.py [--clients 50] [--seconds 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import websockets
+
+ROOT = Path(__file__).resolve().parents[1]
+NETWORK = "alphazero:@chess?sims=64"
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def client(url: str, opponent: str, until: float, seed: int, stats: dict) -> None:
+    rng = random.Random(seed)
+    async with websockets.connect(url, max_size=2**22) as ws:
+        await ws.recv()  # hello
+        await ws.send(json.dumps({"type": "new", "game": "chess", "seats": ["human", opponent]}))
+        sent = None
+        while time.monotonic() < until:
+            message = json.loads(await ws.recv())
+            if message["type"] == "error":
+                stats["errors"].append(message["error"])
+                continue
+            if message["result"] is not None:
+                stats["games"] += 1
+                sent = None
+                await ws.send(json.dumps({"type": "new", "game": "chess", "seats": ["human", opponent]}))
+                continue
+            if not message["human_to_move"]:
+                continue  # our own move echoed: the agent's answer comes next
+            if sent is not None:
+                stats["latency"].append(time.monotonic() - sent)
+            move = rng.choice(message["legal"])
+            if move["action"] not in {m["action"] for m in message["legal"]}:
+                stats["errors"].append("illegal move offered")
+            sent = time.monotonic()
+            stats["moves"] += 1
+            await ws.send(json.dumps({"type": "move", "action": move["action"], "ply": message["ply"]}))
+
+
+async def run(clients: int, seconds: float, port: int, server: subprocess.Popen) -> None:
+    url = f"ws://127.0.0.1:{port}/ws"
+    stats: dict = {"errors": [], "latency": [], "moves": 0, "games": 0}
+    started = time.monotonic()
+    until = started + seconds
+    tasks = [asyncio.create_task(client(url, "greedy" if i % 2 else NETWORK, until, i, stats)) for i in range(clients)]
+    await asyncio.sleep(min(60, seconds / 2))
+    first_minute = rss_mb(server.pid)
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    failures = [r for r in results if isinstance(r, BaseException)]
+    end = rss_mb(server.pid)
+    latency = sorted(stats["latency"])
+    p50 = latency[len(latency) // 2] if latency else float("nan")
+    p95 = latency[int(len(latency) * 0.95)] if latency else float("nan")
+    print(
+        f"{clients} clients for {time.monotonic() - started:.0f} s: {stats['moves']} moves, {stats['games']} games "
+        f"finished, errors {len(stats['errors']) + len(failures)}; reply latency p50 {p50 * 1000:.0f} ms, "
+        f"p95 {p95 * 1000:.0f} ms; server RSS {first_minute:.0f} MB after the first minute, {end:.0f} MB at the end "
+        f"({100 * (end / first_minute - 1):+.1f}%)"
+    )
+    for error in (stats["errors"] + [repr(f) for f in failures])[:5]:
+        print("  error:", error)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=300)
+    args = parser.parse_args()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "evaluate", "serve", "--port", str(port), "--agents", "greedy", NETWORK,
+         "--move-delay", "0"], cwd=ROOT, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        server.stdout.readline()  # "open http://..." once it listens
+        time.sleep(1.0)
+        asyncio.run(run(args.clients, args.seconds, port, server))
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
