@@ -3,7 +3,7 @@
 # network, 2 games at a time:
 #  1. a close pair: 200 simulations a move against 100, from the shipped balanced book
 #     (evaluate/books/los_alamos.epd), until H0 (nElo 0) or H1 (nElo ELO1) is accepted;
-#  2. the network against itself (32 simulations, Gumbel root sampling so games differ, each seat
+#  2. the network against itself (16 simulations, Gumbel root sampling so games differ, each seat
 #     seeded apart), from random 6-ply openings: it should accept H0.
 # Each prints its verdict (pairs, games, pentanomial counts, nElo, LLR) and writes runs/sprt-*/sprt.txt.
 #   bash benchmarks/sprt_match.sh [ELO1] [ALPHA]
@@ -14,5 +14,5 @@ python -m evaluate tournament --game los_alamos --out runs/sprt-200-vs-100 --qui
     --agents "alphazero:@los_alamos?sims=200" "alphazero:@los_alamos?sims=100" \
     --openings-file @los_alamos --games-per-pair 1000 --sprt 0 "$elo1" "$alpha" "$alpha"
 python -m evaluate tournament --game los_alamos --out runs/sprt-self --quiet --bootstrap 0 \
-    --agents "alphazero:@los_alamos?sims=32&gumbel=1&seed=1" "alphazero:@los_alamos?sims=32&gumbel=1&seed=2" \
-    --openings-plies 6 --games-per-pair 3000 --sprt 0 "$elo1" "$alpha" "$alpha"
+    --agents "alphazero:@los_alamos?sims=16&gumbel=1&seed=1" "alphazero:@los_alamos?sims=16&gumbel=1&seed=2" \
+    --openings-plies 6 --games-per-pair 8000 --sprt 0 "$elo1" "$alpha" "$alpha"
