@@ -73,6 +73,8 @@ class Thought:
     seconds: float
     lines: tuple[tuple[int, float, tuple[int, ...]], ...] = ()
     """the most searched moves, best first, as (action, score, line): as many as ``SearchLimits.lines``"""
+    shares: tuple[float, ...] = ()
+    """the share of the search's visits each move of ``lines`` got"""
 
 
 @runtime_checkable

@@ -88,13 +88,15 @@ class SearchAgent(AgentBase):
             root, action = tree.root, int(output.action[0])
             if only is not None and root is not None and action not in only:
                 action = _most_visited_of(root, only, action)
+            lines = root_lines(root, limits.lines, only) if limits.lines > 1 and root is not None else ()
             thought = Thought(
                 action,
                 float(output.score[0]),
                 line_after(root, action) if root is not None else (action,),
                 int(root.visits.sum()) if root is not None else searched,
                 time.monotonic() - started,
-                root_lines(root, limits.lines, only) if limits.lines > 1 and root is not None else (),
+                lines,
+                _shares(root, [line[0] for line in lines]) if lines else (),
             )
             if report is not None:
                 report(thought)
@@ -112,6 +114,12 @@ def line_after(root: Any, action: int) -> tuple[int, ...]:
     index = np.flatnonzero(root.actions == action)
     child = root.children[int(index[0])] if len(index) else None
     return (action, *most_visited_line(child, 63))
+
+
+def _shares(root: Any, actions: list[int]) -> tuple[float, ...]:
+    """The share of the root's visits each of ``actions`` got."""
+    total = max(float(root.visits.sum()), 1.0)
+    return tuple(float(root.visits[np.flatnonzero(root.actions == a)[0]]) / total for a in actions)
 
 
 def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:

@@ -192,12 +192,14 @@ def analysis_of(state: GameState, thought: Thought) -> dict[str, Any]:
     searched moves as from/to squares with their scores, and the principal variation as text."""
     height = len(state.board_cells())
     arrows = []
-    for action, score, _ in thought.lines or ((thought.action, thought.score, thought.pv),):
+    lines = thought.lines or ((thought.action, thought.score, thought.pv),)
+    shares = thought.shares or (1.0,) * len(lines)
+    for (action, score, _), share in zip(lines, shares):
         squares = SQUARE.findall(state.action_to_move(action))
         if len(squares) >= 2:
             (f0, r0), (f1, r1) = squares[:2]
             arrows.append({"from": [height - int(r0), ord(f0) - 97], "to": [height - int(r1), ord(f1) - 97],
-                           "score": round(score, 3)})  # fmt: skip
+                           "score": round(score, 3), "share": round(share, 3)})  # fmt: skip
     line, scratch = [], state.copy()
     for action in thought.pv[:12]:
         line.append(scratch.action_to_move(action))

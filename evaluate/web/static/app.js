@@ -146,10 +146,13 @@ function drawArrows(grid) {
   const defs = el("defs", {}, grid);
   const marker = el("marker", { id: "head", markerWidth: 4, markerHeight: 4, refX: 2, refY: 2, orient: "auto" }, defs);
   el("path", { d: "M0,0 L4,2 L0,4 z", class: "arrow" }, marker);
-  view.analysis.arrows.forEach((arrow, rank) => {
+  view.analysis.arrows.forEach((arrow) => {  // thicker for a larger share of the search's visits
     const [fr, fc] = toView(...arrow.from), [tr, tc] = toView(...arrow.to);
     el("line", { x1: fc * SQ + SQ / 2, y1: fr * SQ + SQ / 2, x2: tc * SQ + SQ / 2, y2: tr * SQ + SQ / 2,
-      class: "arrow", "stroke-width": 6 - 1.5 * rank, "marker-end": "url(#head)", opacity: 1 - 0.25 * rank }, grid);
+      class: "arrow", "stroke-width": 2 + 8 * arrow.share, "marker-end": "url(#head)", opacity: 0.4 + 0.6 * arrow.share },
+    grid);
+    el("text", { x: tc * SQ + 2, y: tr * SQ + 10, class: "coord share" }, grid).textContent =
+      `${Math.round(100 * arrow.share)}%`;
   });
 }
 
