@@ -31,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from chess_envs.registry import game_names, get_game
+from evaluate.game import TimeControl
 from evaluate.web.sessions import HUMAN, AgentPool, Session, Sessions, analysis_of
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -103,8 +104,12 @@ class WebApp:
         fen = message.get("fen")
         if fen is not None and (not isinstance(fen, str) or len(fen) > 400):
             raise Refused("fen is a position text")
+        clock = message.get("clock")
+        if clock is not None and (not isinstance(clock, str) or len(clock) > 20):
+            raise Refused("clock is a time control like 5+3")
         try:
-            return self.sessions.new(game, list(seats), options, fen or None)
+            control = TimeControl.parse(clock) if clock else None
+            return self.sessions.new(game, list(seats), options, fen or None, control)
         except ValueError as error:
             raise Refused(str(error)) from None
 
@@ -191,7 +196,7 @@ class Connection:
             state = session.state.copy()
             async with self.app.searches:
                 stop = functools.partial(_changed, session, generation)
-                action, thought = await asyncio.to_thread(self.app.pool.move, name, state, stop)
+                action, thought = await asyncio.to_thread(self.app.pool.move, name, state, stop, session.budget())
             if session.generation != generation or self.session is not session:
                 return
             if thought is not None:

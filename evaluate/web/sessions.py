@@ -19,7 +19,7 @@ from typing import Any
 from agents.base import Agent, SearchingAgent, SearchLimits, Thought, make_agent
 from chess_envs.core import GameState
 from chess_envs.registry import get_game, new_state
-from evaluate.game import GameRecord
+from evaluate.game import GameRecord, TimeControl
 from evaluate.play import san_moves
 from evaluate.report import pgn
 
@@ -55,14 +55,17 @@ class AgentPool:
             if offered.built:
                 self.agents[spec] = offered
 
-    def move(self, name: str, state: GameState, stop: Callable[[], bool]) -> tuple[int, Thought | None]:
+    def move(
+        self, name: str, state: GameState, stop: Callable[[], bool], seconds: float | None = None
+    ) -> tuple[int, Thought | None]:
         """The agent's move in ``state`` (and its search's thought, for the analysis), one search
-        per agent at a time; ``stop()`` ends a search early (takeback, new game, disconnect)."""
+        per agent at a time, within ``seconds`` under a clock; ``stop()`` ends a search early
+        (takeback, new game, disconnect)."""
         offered = self.agents[name]
         agent = offered.built[state.game_name]
         with offered.locks[state.game_name]:
             if isinstance(agent, SearchingAgent):
-                thought = agent.think(state.copy(), SearchLimits(lines=3), stop=stop)
+                thought = agent.think(state.copy(), SearchLimits(seconds=seconds, lines=3), stop=stop)
                 return thought.action, thought
             return agent.select_action(state.copy()), None
 
@@ -89,25 +92,68 @@ class Session:
     generation: int = 0
     """bumped by every change a search in flight must not outlive (takeback, new game, close)"""
     touched: float = field(default_factory=time.monotonic)
+    clock: TimeControl | None = None
+    clocks: list[float] = field(default_factory=list)
+    """seconds left per seat, as of ``turn_started`` for the seat to move"""
+    turn_started: float = field(default_factory=time.monotonic)
+    flagged: int | None = None
+    """the seat that lost on time"""
+
+    def __post_init__(self) -> None:
+        if self.clock is not None:
+            self.clocks = [self.clock.base] * len(self.seats)
+
+    def over(self) -> bool:
+        return self.flagged is not None or self.state.is_terminal()
 
     def human_to_move(self) -> bool:
-        return not self.state.is_terminal() and self.seats[self.state.current_player] == HUMAN
+        return not self.over() and self.seats[self.state.current_player] == HUMAN
 
     def agent_to_move(self) -> str | None:
-        if self.state.is_terminal():
+        if self.over():
             return None
         seat = self.seats[self.state.current_player]
         return None if seat == HUMAN else seat
 
+    def left(self, seat: int) -> float:
+        """Seconds on ``seat``'s clock now (its turn's time so far taken off)."""
+        running = seat == self.state.current_player and not self.over()
+        return self.clocks[seat] - (time.monotonic() - self.turn_started if running else 0.0)
+
+    def budget(self) -> float | None:
+        """Seconds for the agent to move under the clock, None without one."""
+        return None if self.clock is None else self.clock.budget(self.left(self.state.current_player))
+
     def play(self, action: int) -> None:
-        """Play a legal ``action`` (ValueError otherwise) and note it in the game's notation."""
+        """Play a legal ``action`` (ValueError otherwise) and note it in the game's notation; under
+        a clock, a move that comes after the mover's time ran out loses on time instead."""
         mask = self.state.legal_action_mask()
         if not 0 <= action < len(mask) or not mask[action]:
             raise ValueError(f"action {action} is not a legal move here")
+        mover = self.state.current_player
+        if self.clock is not None:
+            self.clocks[mover] = self.left(mover)
+            if self.clocks[mover] < 0:
+                self.clocks[mover], self.flagged = 0.0, mover
+                return
+            self.clocks[mover] += self.clock.increment
         names = {a: n for n, a in san_moves(self.state).items()}
         self.notation.append(names.get(action, self.state.action_to_move(action)))
         self.state.apply(action)
         self.actions.append(action)
+        self.turn_started = time.monotonic()
+
+    def result(self) -> dict[str, Any] | None:
+        """How the game ended (termination and a score per seat), None while it goes on."""
+        if self.flagged is not None:
+            return {
+                "termination": "time",
+                "scores": [0.0 if s == self.flagged else 1.0 for s in range(len(self.seats))],
+            }
+        outcome = self.state.outcome()
+        if outcome is None:
+            return None
+        return {"termination": outcome.termination.value, "scores": [(v + 1) / 2 for v in outcome.returns]}
 
     def takeback(self) -> None:
         """Undo moves back to the last position where a human was to move before the last human move."""
@@ -123,8 +169,8 @@ class Session:
         self.analysis = None
 
     def record(self) -> GameRecord:
-        outcome = self.state.outcome()
-        scores = [(v + 1) / 2 for v in outcome.returns] if outcome is not None else [0.5] * len(self.seats)
+        result = self.result()
+        scores = result["scores"] if result is not None else [0.5] * len(self.seats)
         replay = new_state(self.game, self.opening, **self.options)
         moves = []
         for action in self.actions:
@@ -137,7 +183,7 @@ class Session:
             list(self.seats),
             moves,
             scores,
-            outcome.termination.value if outcome is not None else "unfinished",
+            result["termination"] if result is not None else "unfinished",
         )
 
     def pgn(self) -> str:
@@ -164,7 +210,7 @@ class Session:
                             "promotion": promotion.upper(),
                         }
                     )
-        outcome = state.outcome()
+        result = self.result()
         return {
             "type": "state",
             "session": self.id,
@@ -172,14 +218,13 @@ class Session:
             "options": self.options,
             "seats": self.seats,
             "cells": cells,
-            "to_move": None if outcome is not None else state.current_player,
+            "to_move": None if result is not None else state.current_player,
             "human_to_move": self.human_to_move(),
             "legal": legal,
             "moves": self.notation,
             "ply": len(self.actions),
-            "result": None
-            if outcome is None
-            else {"termination": outcome.termination.value, "scores": [(v + 1) / 2 for v in outcome.returns]},
+            "result": result,
+            "clocks": [round(self.left(seat), 2) for seat in range(len(self.seats))] if self.clock else None,
             "eliminated": list(state.eliminated),
             "standings": [round(v, 3) for v in state.standings()] if state.num_players > 2 else None,
             "analysis": self.analysis,
@@ -216,13 +261,15 @@ class Sessions:
         self.by_id: dict[str, Session] = {}
         self.idle_seconds, self.limit = idle_seconds, limit
 
-    def new(self, game: str, seats: list[str], options: dict[str, Any], fen: str | None) -> Session:
+    def new(
+        self, game: str, seats: list[str], options: dict[str, Any], fen: str | None, clock: TimeControl | None = None
+    ) -> Session:
         self.expire()
         if len(self.by_id) >= self.limit:
             raise ValueError("the server holds as many games as it may; try again later")
         record = get_game(game)
         state = new_state(game, fen, **record.check_options(options))
-        session = Session(secrets.token_hex(16), game, seats, options, state.to_text(), state)
+        session = Session(secrets.token_hex(16), game, seats, options, state.to_text(), state, clock=clock)
         self.by_id[session.id] = session
         return session
 

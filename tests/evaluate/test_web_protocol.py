@@ -116,3 +116,27 @@ def test_off_loopback_a_token_is_required() -> None:
         with pytest.raises(websockets.exceptions.InvalidStatus):
             asyncio.run(hello("?token=wrong"))
         assert asyncio.run(hello("?token=sesame")) == "hello"
+
+
+def test_clocks_run_for_the_side_to_move_and_a_late_move_loses_on_time(url) -> None:
+    async def scenario() -> tuple[dict, dict, dict]:
+        async with websockets.connect(socket_url(url)) as socket:
+            await socket.recv()
+            new = {"type": "new", "game": "los_alamos", "seats": ["human", "greedy?seed=1"], "clock": "1+0.5"}
+            await socket.send(json.dumps(new))
+            first = json.loads(await socket.recv())
+            await socket.send(json.dumps({"type": "move", "action": first["legal"][0]["action"], "ply": 0}))
+            mine = json.loads(await socket.recv())
+            while (reply := json.loads(await socket.recv()))["human_to_move"] is False and reply["result"] is None:
+                pass
+            await asyncio.sleep(1.6)  # the rest of our second and the increment run out
+            await socket.send(json.dumps({"type": "move", "action": reply["legal"][0]["action"], "ply": reply["ply"]}))
+            return first, mine, json.loads(await socket.recv())
+
+    first, mine, late = asyncio.run(scenario())
+    assert first["clocks"] == [1.0, 1.0]
+    assert 1.0 < mine["clocks"][0] <= 1.5 and mine["clocks"][1] <= 1.0  # the increment added after our move
+    assert late["result"] == {"termination": "time", "scores": [0.0, 1.0]} and late["clocks"][0] == 0.0
+    bad = asyncio.run(exchange(url, [json.dumps({"type": "new", "game": "chess", "seats": ["human", "random?seed=1"],
+                                                 "clock": "soon"})]))  # fmt: skip
+    assert bad[0]["type"] == "error" and "time control" in bad[0]["error"]

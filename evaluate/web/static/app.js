@@ -6,6 +6,7 @@ const SEAT_COLOURS = { 2: ["#ffffff", "#222222"], 4: ["#d33", "#36c", "#e6b800",
 const SEAT_NAMES = { 2: ["White", "Black"], 4: ["Red", "Blue", "Yellow", "Green"] };
 const token = new URLSearchParams(location.search).get("token");
 let socket = null, hello = null, view = null, flipped = false, selected = null, drag = null, pgnWanted = false;
+let received = 0;  // when the last state came: the running clock counts down from it
 
 const $ = (id) => document.getElementById(id);
 
@@ -26,6 +27,7 @@ function receive(message) {
     if (saved) send({ type: "resume", session: saved });
   } else if (message.type === "state") {
     view = message;
+    received = performance.now();
     selected = null;
     sessionStorage.setItem("session", message.session);
     $("error").textContent = "";
@@ -81,8 +83,8 @@ function newGame(event) {
   const game = $("game").value;
   const seats = [...document.querySelectorAll(".seat")].map((s) => s.value);
   const options = hello.games[game].options.mode ? { mode: $("mode").value } : {};
-  const fen = $("fen").value.trim();
-  send({ type: "new", game, seats, options, fen: fen || null });
+  const fen = $("fen").value.trim(), clock = $("clock").value.trim();
+  send({ type: "new", game, seats, options, fen: fen || null, clock: clock || null });
 }
 
 // -- drawing --------------------------------------------------------------------------------
@@ -192,6 +194,19 @@ function showSide() {
     $("analysis").textContent = "";
   }
 }
+
+function showClocks() {
+  if (!view || !view.clocks) { $("clocks").textContent = ""; return; }
+  const names = SEAT_NAMES[view.seats.length] || [];
+  $("clocks").innerHTML = view.clocks.map((left, seat) => {
+    const running = seat === view.to_move && !view.result;
+    const now = Math.max(0, left - (running ? (performance.now() - received) / 1000 : 0));
+    const text = `${Math.floor(now / 60)}:${(now % 60).toFixed(1).padStart(4, "0")}`;
+    return `<div class="clock${running ? " running" : ""}" data-seat="${seat}">${names[seat]} ${text}</div>`;
+  }).join("");
+}
+
+setInterval(showClocks, 100);
 
 // -- moving -----------------------------------------------------------------------------------
 
