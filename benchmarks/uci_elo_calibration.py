@@ -75,7 +75,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("runs/uci_elo_calibration"))
     parser.add_argument("--chain", nargs="*", default=CHAIN)
-    parser.add_argument("--levels", nargs="*", default=LEVELS)
+    parser.add_argument("--levels", nargs="*", default=LEVELS, help="the path UCI_Elo interpolates along")
+    parser.add_argument("--also", nargs="*", default=[], help="levels measured and reported, kept off the path")
     parser.add_argument("--write", action="store_true", help="store the levels in agents/networks/chess.elo.json")
     parser.add_argument("--verify", nargs="*", type=float, default=[], help="requested Elos to check")
     args = parser.parse_args()
@@ -88,13 +89,13 @@ def main() -> None:
         elo, half = elo_of(score, games, previous_elo)
         anchors.append((spec, elo, half, {"against": previous, "score": score, "games": games}))
     print("levels:", flush=True)
-    rows = []
-    for text in args.levels:
+    rows, off_path = [], []
+    for text in [*args.levels, *args.also]:
         sims, temperature, index = text.split(":")
         spec, anchor_elo = anchors[int(index)][0], anchors[int(index)][1]
         score, games = match(network(int(sims), float(temperature)), spec, args.games, args.out, args.workers)
         elo, half = elo_of(score, games, anchor_elo)
-        rows.append(
+        (rows if text in args.levels else off_path).append(
             {
                 "simulations": int(sims),
                 "temperature": float(temperature),
@@ -112,7 +113,7 @@ def main() -> None:
             where = f"{against['against']} | {against['score']:.3f} ({against['games']} games)"
         print(f"| {spec} | {elo:.0f} | {half:.0f} | {where} |")
     print("\n| simulations | temperature | Elo | +/- | measured against | score |\n|---|---|---|---|---|---|")
-    for row in rows:
+    for row in rows + off_path:
         print(
             f"| {row['simulations']} | {row['temperature']:g} | {row['elo']} | {row['half']} | {row['against']} "
             f"| {row['score']:.3f} ({row['games']} games) |"
@@ -123,6 +124,7 @@ def main() -> None:
             "made_by": "python benchmarks/uci_elo_calibration.py " + " ".join(sys.argv[1:]),
             "anchors": [{"spec": s, "elo": round(e), "half": round(h), **(a or {})} for s, e, h, a in anchors],
             "levels": rows,
+            "off_path": off_path,
         }
         calibration_path("chess").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         print(f"\nwrote {calibration_path('chess')}")

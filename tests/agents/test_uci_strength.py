@@ -35,6 +35,8 @@ def test_the_shipped_chess_calibration_is_measured_and_ordered():
     assert data["anchors"][0]["spec"] == "stockfish?elo=1350&movetime=100" and data["anchors"][0]["elo"] == 1350
     at_zero = sorted((x.simulations, x.elo) for x in levels if x.temperature == 0)
     assert [elo for _, elo in at_zero] == sorted(elo for _, elo in at_zero)  # more simulations, stronger
+    for low, high in zip(levels, levels[1:]):  # a path: neighbours differ in one knob, so Elo between them interpolates
+        assert (low.simulations == high.simulations) != (low.temperature == high.temperature), (low, high)
 
 
 def test_uci_elo_plays_the_levels_simulations_and_temperature(monkeypatch, tmp_path):
