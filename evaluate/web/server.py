@@ -19,6 +19,7 @@ import functools
 import ipaddress
 import json
 import secrets
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -31,13 +32,15 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from chess_envs.registry import game_names, get_game
-from evaluate.game import TimeControl
+from evaluate.game import GameRecord, TimeControl
+from evaluate.results import read_results
+from evaluate.tournament import CONFIG_FILE, RESULTS_FILE
 from evaluate.web.sessions import HUMAN, AgentPool, Session, Sessions, analysis_of
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_MESSAGE = 4096
 """bytes: anything longer is refused unread"""
-MESSAGE_TYPES = {"new", "move", "takeback", "resume", "pgn"}
+MESSAGE_TYPES = {"new", "move", "takeback", "resume", "pgn", "watch", "replay"}
 
 
 class Refused(ValueError):
@@ -48,9 +51,18 @@ class WebApp:
     """The server's state: the agents offered, the sessions, the search slots and who may connect."""
 
     def __init__(
-        self, specs: list[str], host: str, port: int, token: str | None, searches: int = 2, move_delay: float = 0.0
+        self,
+        specs: list[str],
+        host: str,
+        port: int,
+        token: str | None,
+        searches: int = 2,
+        move_delay: float = 0.0,
+        tournaments: list[Path] | None = None,
     ) -> None:
         self.pool = AgentPool(specs, game_names())
+        self.tournaments = {folder.name: folder for folder in tournaments or []}
+        """tournament folders offered to watch, by folder name (the browser never sends a path)"""
         self.sessions = Sessions()
         self.searches = asyncio.Semaphore(searches)
         self.token = token
@@ -85,7 +97,21 @@ class WebApp:
                 "agents": self.pool.playable[name],
                 "options": {o.name: list(o.choices) for o in record.options},
             }
-        return {"type": "hello", "games": games}
+        return {"type": "hello", "games": games, "tournaments": sorted(self.tournaments)}
+
+    def tournament(self, message: dict[str, Any]) -> tuple[Path, list[GameRecord], dict[str, Any]]:
+        """The offered tournament a message names: its folder, finished games so far and game options."""
+        name = message.get("tournament")
+        if name not in self.tournaments:
+            raise Refused(f"{str(name)[:60]!r} is not a tournament this server shows")
+        folder = self.tournaments[name]
+        with warnings.catch_warnings():  # a line being written now is read next time
+            warnings.simplefilter("ignore")
+            records = list(read_results(folder / RESULTS_FILE).values())
+        config = (
+            json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8")) if (folder / CONFIG_FILE).exists() else {}
+        )
+        return folder, records, config.get("options") or {}
 
     def new_session(self, message: dict[str, Any]) -> Session:
         game = message.get("game")
@@ -149,10 +175,22 @@ class Connection:
 
     async def handle(self, message: dict[str, Any]) -> None:
         kind = message["type"]
+        if kind == "watch":
+            folder, records, _ = self.app.tournament(message)
+            games = [{"index": i, "id": r.id, "players": r.players, "scores": r.scores, "termination": r.termination,
+                      "plies": len(r.moves)} for i, r in enumerate(records)]  # fmt: skip
+            await self.send({"type": "tournament", "name": folder.name, "games": games})
+            return
+        if kind in ("new", "replay") and self.session is not None:
+            self.app.sessions.drop(self.session)
         if kind == "new":
-            if self.session is not None:
-                self.app.sessions.drop(self.session)
             self.session = self.app.new_session(message)
+        elif kind == "replay":
+            _, records, options = self.app.tournament(message)
+            index, plies = message.get("index"), message.get("ply", 10**6)
+            if not isinstance(index, int) or not 0 <= index < len(records) or not isinstance(plies, int):
+                raise Refused("replay needs a game index of the tournament and a ply")
+            self.session = self.app.sessions.replay(records[index], options, max(0, plies))
         elif kind == "resume":
             found = self.app.sessions.get(str(message.get("session", ""))[:64])
             if found is None:
@@ -162,6 +200,8 @@ class Connection:
             session = self.session
             if session is None:
                 raise Refused("start a game first")
+            if kind == "move" and session.replay:
+                raise Refused("this is a finished game being replayed")
             if kind == "move":
                 action = message.get("action")
                 if not isinstance(action, int) or isinstance(action, bool):
@@ -214,10 +254,10 @@ def _changed(session: Session, generation: int) -> bool:
 
 def create_app(
     specs: list[str], host: str = "127.0.0.1", port: int = 8000, token: str | None = None, searches: int = 2,
-    move_delay: float = 0.0,
+    move_delay: float = 0.0, tournaments: list[Path] | None = None,
 ) -> Starlette:  # fmt: skip
     """The Starlette application serving the page and its WebSocket."""
-    web = WebApp(specs, host, port, token, searches, move_delay)
+    web = WebApp(specs, host, port, token, searches, move_delay, tournaments)
 
     def guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def check(request: Request) -> Response:
@@ -311,9 +351,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--searches", type=int, default=2, help="agent moves computed at once")
     parser.add_argument("--token", help="required in the page's URL (?token=...); made up when --host is not loopback")
     parser.add_argument("--move-delay", type=float, default=0.5, help="seconds between moves of agent-only games")
+    parser.add_argument(
+        "--tournament",
+        type=Path,
+        action="append",
+        default=[],
+        help="a tournament folder (python -m evaluate tournament --out) to watch as its games finish",
+    )
     args = parser.parse_args(argv)
+    for folder in args.tournament:
+        if not (folder / CONFIG_FILE).is_file():
+            parser.error(f"{folder} is not a tournament folder (no {CONFIG_FILE})")
     token = args.token or (None if _is_loopback(args.host) else secrets.token_urlsafe(16))
-    app = create_app(args.agents or default_agents(), args.host, args.port, token, args.searches, args.move_delay)
+    app = create_app(
+        args.agents or default_agents(), args.host, args.port, token, args.searches, args.move_delay, args.tournament
+    )
     print(f"open http://{args.host}:{args.port}/" + (f"?token={token}" if token else ""), flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=MAX_MESSAGE * 4)
 

@@ -98,6 +98,8 @@ class Session:
     turn_started: float = field(default_factory=time.monotonic)
     flagged: int | None = None
     """the seat that lost on time"""
+    replay: bool = False
+    """a finished game shown move by move: nobody moves in it"""
 
     def __post_init__(self) -> None:
         if self.clock is not None:
@@ -107,10 +109,10 @@ class Session:
         return self.flagged is not None or self.state.is_terminal()
 
     def human_to_move(self) -> bool:
-        return not self.over() and self.seats[self.state.current_player] == HUMAN
+        return not self.over() and not self.replay and self.seats[self.state.current_player] == HUMAN
 
     def agent_to_move(self) -> str | None:
-        if self.over():
+        if self.over() or self.replay:
             return None
         seat = self.seats[self.state.current_player]
         return None if seat == HUMAN else seat
@@ -229,6 +231,7 @@ class Session:
             "standings": [round(v, 3) for v in state.standings()] if state.num_players > 2 else None,
             "analysis": self.analysis,
             "fen": state.to_text(),
+            "replay": self.replay,
         }
 
 
@@ -270,6 +273,17 @@ class Sessions:
         record = get_game(game)
         state = new_state(game, fen, **record.check_options(options))
         session = Session(secrets.token_hex(16), game, seats, options, state.to_text(), state, clock=clock)
+        self.by_id[session.id] = session
+        return session
+
+    def replay(self, record: GameRecord, options: dict[str, Any], plies: int) -> Session:
+        """A session showing ``record``, a finished tournament game, after its first ``plies`` plies."""
+        self.expire()
+        state = new_state(record.game, record.opening, **options)
+        session = Session(secrets.token_hex(16), record.game, list(record.players), options, record.opening, state,
+                          replay=True)  # fmt: skip
+        for move in record.moves[:plies]:
+            session.play(state.move_to_action(move))
         self.by_id[session.id] = session
         return session
 

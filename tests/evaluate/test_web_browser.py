@@ -155,3 +155,24 @@ def test_watching_a_network_play_shows_its_analysis(server, browser, tmp_path) -
     start(browser, server, "los_alamos", ["alphazero:@los_alamos?sims=16", "greedy?seed=1"])
     wait(browser, lambda d: d.find_element(By.ID, "analysis").text.startswith("White's search: value"))
     wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "line.arrow")) >= 1)
+
+
+@needs_browser
+def test_a_tournament_is_watched_and_a_game_stepped_through(browser, tmp_path) -> None:
+    from evaluate.game import random_openings
+    from evaluate.tournament import TournamentConfig, run_tournament
+
+    folder = tmp_path / "cup"
+    run_tournament(TournamentConfig("los_alamos", AGENTS[:2], 2, random_openings("los_alamos", 1, 4, seed=0)), folder,
+                   progress=False)  # fmt: skip
+    with serve(AGENTS[:2], tournaments=[folder]) as url:
+        browser.get(url)
+        wait(browser, lambda d: not d.find_element(By.ID, "watch-label").get_attribute("hidden"))
+        Select(browser.find_element(By.ID, "watch")).select_by_value("cup")
+        wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".tournament-game")) == 2)
+        browser.find_elements(By.CSS_SELECTOR, ".tournament-game")[0].click()
+        wait(browser, lambda d: status(d).startswith("Replay, ply "))
+        plies = int(status(browser).split("ply ")[1].split(":")[0])
+        browser.find_element(By.ID, "back").click()
+        wait(browser, lambda d: status(d).startswith(f"Replay, ply {plies - 1}:"))
+        assert len(" ".join(moves_shown(browser)).split()) >= plies - 1

@@ -140,3 +140,34 @@ def test_clocks_run_for_the_side_to_move_and_a_late_move_loses_on_time(url) -> N
     bad = asyncio.run(exchange(url, [json.dumps({"type": "new", "game": "chess", "seats": ["human", "random?seed=1"],
                                                  "clock": "soon"})]))  # fmt: skip
     assert bad[0]["type"] == "error" and "time control" in bad[0]["error"]
+
+
+def test_a_tournament_folder_is_watched_and_its_games_replayed_by_name_only(tmp_path) -> None:
+    from evaluate.game import random_openings
+    from evaluate.tournament import TournamentConfig, run_tournament
+
+    folder = tmp_path / "la-cup"
+    openings = random_openings("los_alamos", 1, 4, seed=0)
+    run_tournament(TournamentConfig("los_alamos", AGENTS, 2, openings), folder, progress=False)
+    with serve(AGENTS, tournaments=[folder]) as address:
+
+        async def scenario() -> list[dict]:
+            async with websockets.connect(socket_url(address)) as socket:
+                hello = json.loads(await socket.recv())
+                assert hello["tournaments"] == ["la-cup"]
+                replies = []
+                for message in ({"type": "watch", "tournament": "la-cup"},
+                                {"type": "replay", "tournament": "la-cup", "index": 0},
+                                {"type": "replay", "tournament": "la-cup", "index": 0, "ply": 3},
+                                {"type": "move", "action": 0},
+                                {"type": "watch", "tournament": str(folder)},
+                                {"type": "replay", "tournament": "la-cup", "index": 7}):  # fmt: skip
+                    await socket.send(json.dumps(message))
+                    replies.append(json.loads(await socket.recv()))
+                return replies
+
+        listing, final, third, move, path, missing = asyncio.run(scenario())
+    assert [game["plies"] for game in listing["games"]] and len(listing["games"]) == 2
+    assert final["replay"] and final["ply"] == listing["games"][0]["plies"] and final["result"] is not None
+    assert third["ply"] == 3 and third["result"] is None and third["legal"] == []
+    assert move["type"] == path["type"] == missing["type"] == "error"

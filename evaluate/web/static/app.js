@@ -7,6 +7,7 @@ const SEAT_NAMES = { 2: ["White", "Black"], 4: ["Red", "Blue", "Yellow", "Green"
 const token = new URLSearchParams(location.search).get("token");
 let socket = null, hello = null, view = null, flipped = false, selected = null, drag = null, pgnWanted = false;
 let received = 0;  // when the last state came: the running clock counts down from it
+let watching = null, replayGame = null;  // the tournament watched, the index of the game replayed
 
 const $ = (id) => document.getElementById(id);
 
@@ -23,6 +24,8 @@ function receive(message) {
   if (message.type === "hello") {
     hello = message;
     fillSetup();
+    $("watch-label").hidden = !message.tournaments.length;
+    for (const name of message.tournaments) $("watch").add(new Option(name, name));
     const saved = sessionStorage.getItem("session");
     if (saved) send({ type: "resume", session: saved });
   } else if (message.type === "state") {
@@ -40,6 +43,16 @@ function receive(message) {
     document.body.appendChild(link);
     link.dataset.text = message.text;
     if (pgnWanted) link.click();
+  } else if (message.type === "tournament") {
+    const list = $("tournament-games");
+    list.innerHTML = "";
+    for (const game of message.games) {
+      const item = document.createElement("li");
+      item.textContent = `${game.players.join(" - ")}: ${game.scores.join("-")} (${game.termination}, ${game.plies} plies)`;
+      item.className = "tournament-game";
+      item.onclick = () => { replayGame = game.index; send({ type: "replay", tournament: watching, index: game.index }); };
+      list.appendChild(item);
+    }
   } else if (message.type === "error") {
     $("error").textContent = message.error;
     if (String(message.error).startsWith("no such game")) sessionStorage.removeItem("session");
@@ -169,7 +182,9 @@ function showSide() {
   } else {
     status = `${names[view.to_move]} (${view.seats[view.to_move]}) is thinking...`;
   }
+  if (view.replay) status = `Replay, ply ${view.ply}: ${view.result ? view.result.termination : "..."}`;
   $("status").textContent = status;
+  $("replay-nav").hidden = !view.replay;
   $("status").dataset.result = view.result ? view.result.termination : "";
   const moves = $("moves");
   moves.innerHTML = "";
@@ -273,6 +288,11 @@ document.addEventListener("pointerup", release);
 $("setup").addEventListener("submit", newGame);
 $("game").addEventListener("change", fillSeats);
 $("takeback").onclick = () => send({ type: "takeback" });
+$("watch").onchange = () => { watching = $("watch").value || null; if (watching) send({ type: "watch", tournament: watching }); };
+setInterval(() => { if (watching && socket.readyState === 1) send({ type: "watch", tournament: watching }); }, 3000);
+const step = (delta) => send({ type: "replay", tournament: watching, index: replayGame, ply: Math.max(0, view.ply + delta) });
+$("back").onclick = () => step(-1);
+$("forward").onclick = () => step(1);
 $("flip").onclick = () => { flipped = !flipped; if (view) draw(); };
 $("download").onclick = () => { pgnWanted = true; send({ type: "pgn" }); };
 connect();
