@@ -288,6 +288,7 @@ class Sessions:
         return session
 
     def get(self, session_id: str) -> Session | None:
+        self.expire()
         session = self.by_id.get(session_id)
         if session is not None:
             session.touched = time.monotonic()

@@ -176,3 +176,16 @@ def test_a_tournament_is_watched_and_a_game_stepped_through(browser, tmp_path) -
         browser.find_element(By.ID, "back").click()
         wait(browser, lambda d: status(d).startswith(f"Replay, ply {plies - 1}:"))
         assert len(" ".join(moves_shown(browser)).split()) >= plies - 1
+
+
+@needs_browser
+def test_a_reload_reconnects_to_its_game(server, browser) -> None:
+    start(browser, server, "los_alamos", ["human", "greedy?seed=1"])
+    wait(browser, lambda d: status(d).startswith("Your move"))
+    legal = browser.execute_script("return view.legal[0]")
+    square(browser, *legal["from"]).click()
+    square(browser, *legal["to"]).click()
+    wait(browser, lambda d: len(moves_shown(d)) == 1 and len(moves_shown(d)[0].split()) == 2)
+    before = moves_shown(browser)
+    browser.refresh()
+    wait(browser, lambda d: moves_shown(d) == before and status(d).startswith("Your move"))
