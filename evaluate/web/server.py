@@ -69,19 +69,22 @@ class WebApp:
         self.move_delay = move_delay
         """seconds between agent moves in a game without humans, so people can watch it"""
         names = {host, "localhost", "127.0.0.1", "[::1]"} if _is_loopback(host) else {host}
-        self.hosts = {f"{name}:{port}" for name in names}
-        self.origins = {f"http://{name}" for name in self.hosts}
+        self.hosts: set[str] | None = {f"{name}:{port}" for name in names}
+        """the Host headers accepted; None on a wildcard address (any name; the token guards it)"""
+        if host in ("0.0.0.0", "::", "[::]"):
+            self.hosts = None
 
     # -- who may connect ------------------------------------------------------------------
 
     def allowed(self, headers: Any, query: Any, token: bool = True) -> str | None:
         """None when the request may go on, else why not (the page and its files, the same for
         everyone, need no token; the WebSocket that plays does)."""
-        if headers.get("host") not in self.hosts:
+        host = headers.get("host", "")
+        if self.hosts is not None and host not in self.hosts:
             return "unknown Host"
         origin = headers.get("origin")
-        if origin is not None and origin not in self.origins:
-            return "foreign Origin"
+        if origin is not None and origin != f"http://{host}" and origin != f"https://{host}":
+            return "foreign Origin"  # pages of this server only
         if token and self.token is not None and not secrets.compare_digest(query.get("token", ""), self.token):
             return "a token is required"
         return None

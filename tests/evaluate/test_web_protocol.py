@@ -171,3 +171,17 @@ def test_a_tournament_folder_is_watched_and_its_games_replayed_by_name_only(tmp_
     assert final["replay"] and final["ply"] == listing["games"][0]["plies"] and final["result"] is not None
     assert third["ply"] == 3 and third["result"] is None and third["legal"] == []
     assert move["type"] == path["type"] == missing["type"] == "error"
+
+
+def test_on_a_wildcard_address_any_host_name_is_served_same_origin_only_and_with_the_token() -> None:
+    from evaluate.web.server import WebApp
+
+    web = WebApp(["random"], "0.0.0.0", 8000, token="sesame")
+    page = {"host": "192.168.1.5:8000"}
+    assert web.allowed(page, {}, token=False) is None
+    assert web.allowed(page, {}) == "a token is required"
+    assert web.allowed({**page, "origin": "http://192.168.1.5:8000"}, {"token": "sesame"}) is None
+    assert web.allowed({**page, "origin": "http://evil.example"}, {"token": "sesame"}) == "foreign Origin"
+    loopback = WebApp(["random"], "127.0.0.1", 8000, token=None)
+    assert loopback.allowed({"host": "evil.example:8000"}, {}) == "unknown Host"
+    assert loopback.allowed({"host": "localhost:8000", "origin": "http://localhost:8000"}, {}) is None
