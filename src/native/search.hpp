@@ -17,6 +17,7 @@
 #include <cstring>
 #include <list>
 #include <memory>
+#include <memory_resource>
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
@@ -97,6 +98,9 @@ inline Key hash_bytes(const void* data, std::size_t size, Key seed) {
 
 // Network outputs of positions seen before, least recently used out first, bounded in bytes. An
 // entry is the logits of the legal moves and the values: counted as their floats plus OVERHEAD.
+// Entries live in a pool of their own: small long-lived blocks taken from the general heap would
+// fill the holes the network's short-lived buffers leave, and the heap (the resident memory) would
+// grow many times faster than the cache counts.
 class Cache {
   public:
     static constexpr std::size_t OVERHEAD = 128;  // key, list and map nodes, vector header
@@ -113,8 +117,8 @@ class Cache {
 
     struct Entry {
         Key key;
-        std::vector<float> logits;  // legal moves', in the node's order
-        std::vector<float> values;  // the network's, mover first
+        std::pmr::vector<float> logits;  // legal moves', in the node's order
+        std::pmr::vector<float> values;  // the network's, mover first
     };
 
     const Entry* get(const Key& key) {
@@ -124,9 +128,10 @@ class Cache {
         return &*it->second;
     }
 
-    void put(const Key& key, std::vector<float> logits, std::vector<float> values) {
+    void put(const Key& key, const std::vector<float>& logits, const float* values, std::size_t value_count) {
         if (!capacity_ || map_.count(key)) return;
-        order_.push_back(Entry{key, std::move(logits), std::move(values)});
+        order_.push_back(Entry{key, std::pmr::vector<float>(logits.begin(), logits.end(), &pool_),
+                               std::pmr::vector<float>(values, values + value_count, &pool_)});
         map_.emplace(key, std::prev(order_.end()));
         bytes_ += cost(order_.back());
         while (bytes_ > capacity_) {
@@ -137,7 +142,7 @@ class Cache {
     }
 
     void clear() {
-        map_.clear();
+        map_.clear();  // the pool keeps its blocks (the map its buckets) for the entries to come
         order_.clear();
         bytes_ = 0;
     }
@@ -145,8 +150,9 @@ class Cache {
   private:
     static std::size_t cost(const Entry& e) { return 4 * (e.logits.size() + e.values.size()) + OVERHEAD; }
     std::size_t capacity_ = 0, bytes_ = 0;
-    std::list<Entry> order_;
-    std::unordered_map<Key, std::list<Entry>::iterator, KeyHash> map_;
+    std::pmr::unsynchronized_pool_resource pool_;  // declared first: destroyed after the containers
+    std::pmr::list<Entry> order_{&pool_};
+    std::pmr::unordered_map<Key, std::pmr::list<Entry>::iterator, KeyHash> map_{&pool_};
 };
 
 // The wave's planes buffer: float32 observations, or (bytes) the replay buffer's uint8 format.
@@ -530,7 +536,7 @@ class Search {
             const std::int64_t* actions = shard.actions.data() + p.first_action;
             legal_.resize(std::size_t(p.count));
             for (std::size_t k = 0; k < legal_.size(); ++k) legal_[k] = row[actions[k]];
-            if (p.keyed) cache_->put(p.key, legal_, std::vector<float>(value_row, value_row + value_cols));
+            if (p.keyed) cache_->put(p.key, legal_, value_row, value_cols);
             Node proto;
             proto.player = p.player;
             proto.key = p.position_key;
