@@ -3,7 +3,8 @@ against greedy and half against the shipped chess network at 64 simulations, eac
 legal moves from the server's own list and starting a new game when one ends.
 
 Prints errors, moves played, the reply latency (a move sent to the agent's answer) at p50 and p95,
-and the server's resident memory after the first minute and at the end (it should grow < 10%).
+and the server's resident memory after the first minute and at the end (it should grow < 10%: the
+network's evaluation cache, bounded by ``--cache-mb``, is full by then at the default 32 MB).
 
     python benchmarks/web_load.py [--clients 50] [--seconds 300]
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 import websockets
 
 ROOT = Path(__file__).resolve().parents[1]
-NETWORK = "alphazero:@chess?sims=64"
+NETWORK = "alphazero:@chess?sims=64&cache_mb={cache_mb}"
 
 
 def rss_mb(pid: int) -> float:
@@ -61,7 +62,7 @@ async def client(url: str, opponent: str, until: float, seed: int, stats: dict) 
             await ws.send(json.dumps({"type": "move", "action": move["action"], "ply": message["ply"]}))
 
 
-async def run(clients: int, seconds: float, port: int, server: subprocess.Popen) -> None:
+async def run(clients: int, seconds: float, port: int, server: subprocess.Popen, network: str) -> None:
     url = f"ws://127.0.0.1:{port}/ws"
     stats: dict = {"errors": [], "latency": [], "moves": 0, "games": 0}
     started = time.monotonic()
@@ -89,18 +90,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=300)
+    parser.add_argument(
+        "--cache-mb", type=int, default=32, help="the network's evaluation cache (bounded): full within a minute at 32"
+    )
     args = parser.parse_args()
+    network = NETWORK.format(cache_mb=args.cache_mb)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     server = subprocess.Popen(
-        [sys.executable, "-m", "evaluate", "serve", "--port", str(port), "--agents", "greedy", NETWORK,
+        [sys.executable, "-m", "evaluate", "serve", "--port", str(port), "--agents", "greedy", network,
          "--move-delay", "0"], cwd=ROOT, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
         server.stdout.readline()  # "open http://..." once it listens
         time.sleep(1.0)
-        asyncio.run(run(args.clients, args.seconds, port, server))
+        asyncio.run(run(args.clients, args.seconds, port, server, network))
     finally:
         server.terminate()
         server.wait(timeout=30)
