@@ -40,11 +40,17 @@ async def client(url: str, opponent: str, until: float, seed: int, stats: dict) 
         await ws.recv()  # hello
         await ws.send(json.dumps({"type": "new", "game": "chess", "seats": ["human", opponent]}))
         sent = None
+        last = None
         while time.monotonic() < until:
-            message = json.loads(await ws.recv())
-            if message["type"] == "error":
+            try:
+                message = json.loads(await asyncio.wait_for(ws.recv(), 60))
+            except asyncio.TimeoutError:
+                stats["errors"].append(f"no reply within 60 s after {last}")
+                return
+            last = {k: message.get(k) for k in ("type", "ply", "human_to_move", "result", "error")}
+            if message["type"] == "error":  # counted; this client stops (its game is where it was)
                 stats["errors"].append(message["error"])
-                continue
+                return
             if message["result"] is not None:
                 stats["games"] += 1
                 sent = None
@@ -67,7 +73,7 @@ async def run(clients: int, seconds: float, port: int, server: subprocess.Popen,
     stats: dict = {"errors": [], "latency": [], "moves": 0, "games": 0}
     started = time.monotonic()
     until = started + seconds
-    tasks = [asyncio.create_task(client(url, "greedy" if i % 2 else NETWORK, until, i, stats)) for i in range(clients)]
+    tasks = [asyncio.create_task(client(url, "greedy" if i % 2 else network, until, i, stats)) for i in range(clients)]
     await asyncio.sleep(min(60, seconds / 2))
     first_minute = rss_mb(server.pid)
     results = await asyncio.gather(*tasks, return_exceptions=True)

@@ -19,6 +19,7 @@ import functools
 import ipaddress
 import json
 import secrets
+import sys
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -172,6 +173,7 @@ class Connection:
         self.app, self.socket = app, socket
         self.session: Session | None = None
         self.playing: asyncio.Task | None = None
+        self.playing_for: Session | None = None
 
     async def send(self, message: dict[str, Any]) -> None:
         await self.socket.send_text(json.dumps(message))
@@ -228,8 +230,25 @@ class Connection:
 
     def start_agents(self) -> None:
         session = self.session
-        if session is not None and session.agent_to_move() and (self.playing is None or self.playing.done()):
-            self.playing = asyncio.create_task(self.play_agents(session))
+        if session is None or not session.agent_to_move():
+            return
+        # A task still playing for this session plays on; one for an earlier game (its search
+        # waiting for a slot or stopping) must not keep this game's agents from moving.
+        if self.playing is None or self.playing.done() or self.playing_for is not session:
+            self.playing, self.playing_for = asyncio.create_task(self.play_agents(session)), session
+            self.playing.add_done_callback(self._report_failure)
+
+    def _report_failure(self, task: asyncio.Task) -> None:
+        """An agent that failed: the page is told (the game stays as it was), the server goes on."""
+        if task.cancelled() or task.exception() is None:
+            return
+        error = task.exception()
+        print(f"agent move failed: {error!r}", file=sys.stderr, flush=True)
+        asyncio.ensure_future(self._try_send({"type": "error", "error": f"the agent failed: {error}"}))
+
+    async def _try_send(self, message: dict[str, Any]) -> None:
+        with contextlib.suppress(Exception):
+            await self.send(message)
 
     async def play_agents(self, session: Session) -> None:
         """Agent seats move until a human is to move or the game ends; a takeback, a new game or a
