@@ -185,3 +185,39 @@ def test_on_a_wildcard_address_any_host_name_is_served_same_origin_only_and_with
     loopback = WebApp(["random"], "127.0.0.1", 8000, token=None)
     assert loopback.allowed({"host": "evil.example:8000"}, {}) == "unknown Host"
     assert loopback.allowed({"host": "localhost:8000", "origin": "http://localhost:8000"}, {}) is None
+
+
+def test_a_new_game_started_while_the_agent_thinks_gets_its_own_agent_moves() -> None:
+    import time
+
+    from agents.base import AgentBase, register_agent
+
+    @register_agent("sleepy")
+    class Sleepy(AgentBase):
+        """Takes a second to play its first legal move (sleeping: no core used)."""
+
+        def __init__(self, game: str, path: str | None = None) -> None:
+            self.name = "sleepy"
+
+        def reset(self, seed: int | None = None) -> None:
+            """Nothing carried between games."""
+
+        def select_action(self, state) -> int:
+            time.sleep(1.0)
+            return int(state.legal_actions()[0])
+
+    with serve(["sleepy"]) as address:
+
+        async def scenario() -> dict:
+            async with websockets.connect(socket_url(address)) as socket:
+                await socket.recv()
+                await socket.send(json.dumps({"type": "new", "game": "los_alamos", "seats": ["sleepy", "human"]}))
+                await socket.recv()  # the agent is thinking about its first move
+                await socket.send(json.dumps({"type": "new", "game": "los_alamos", "seats": ["human", "sleepy"]}))
+                state = json.loads(await socket.recv())
+                await socket.send(json.dumps({"type": "move", "action": state["legal"][0]["action"], "ply": 0}))
+                await socket.recv()  # our move
+                return json.loads(await asyncio.wait_for(socket.recv(), 10))  # the agent's answer
+
+        answer = asyncio.run(scenario())
+    assert answer["type"] == "state" and answer["ply"] == 2 and answer["human_to_move"]
