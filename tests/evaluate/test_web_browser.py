@@ -54,7 +54,7 @@ def browser() -> Iterator:
 
 def start(driver, url: str, game: str, seats: list[str], fen: str = "", mode: str | None = None) -> None:
     driver.get(url)
-    wait(driver, lambda d: len(Select(d.find_element(By.ID, "game")).options) == 3)
+    wait(driver, lambda d: game in [o.get_attribute("value") for o in Select(d.find_element(By.ID, "game")).options])
     Select(driver.find_element(By.ID, "game")).select_by_value(game)
     for seat, who in enumerate(seats):
         Select(driver.find_element(By.ID, f"seat-{seat}")).select_by_value(who)
