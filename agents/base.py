@@ -156,7 +156,13 @@ def make_agent(spec: str | AgentSpec, game: str) -> Agent:
     """Build the agent described by ``spec`` for ``game``; ValueError when the spec is wrong."""
     parsed = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
     if parsed.kind not in _FACTORIES and parsed.kind in _LAZY_KINDS:
-        importlib.import_module(_LAZY_KINDS[parsed.kind])
+        try:
+            importlib.import_module(_LAZY_KINDS[parsed.kind])
+        except ModuleNotFoundError as error:  # a base install: say which extra brings the missing library
+            raise AgentError(
+                f"agent {parsed.kind!r} needs the [agents] extra ({error.name} is not installed): "
+                "pip install torch==2.13.0 && pip install 'chess-envs[agents]'"
+            ) from error
     factory = _FACTORIES.get(parsed.kind)
     if factory is None:
         raise ValueError(

@@ -1,15 +1,21 @@
 """The package as a user installs it: an sdist and a wheel built from the tracked files, the wheel
 installed into fresh virtual environments, once without torch (the environments alone) and
-once with torch and the ``[agents]`` extra (the shipped networks play, as package data)."""
+once with torch and the ``[agents]`` extra (the shipped networks play, as package data), once with
+the ``[web]`` extra (the app serves its page from package data and a network replies)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
+import socket
 import subprocess
 import sys
 import textwrap
+import time
 import venv
 from pathlib import Path
+from urllib.request import urlopen
 
 import pytest
 
@@ -87,6 +93,15 @@ def test_the_environments_install_and_run_without_torch(dist, tmp_path) -> None:
     assert "depth 2: 400" in run([command, "perft", "--game", "chess", "--depth", "2"], **outside(tmp_path)).stdout
     refused = subprocess.run([command, "train"], capture_output=True, text=True, **outside(tmp_path))
     assert refused.returncode == 2 and "needs the [train] extra" in refused.stderr
+    refused = subprocess.run([command, "serve"], capture_output=True, text=True, **outside(tmp_path))
+    assert refused.returncode == 2 and "needs the [web] extra" in refused.stderr
+    network = subprocess.run(
+        [str(python), "-c", "from agents import make_agent; make_agent('alphazero', 'chess')"],
+        capture_output=True,
+        text=True,
+        **outside(tmp_path),
+    )
+    assert network.returncode != 0 and "needs the [agents] extra (torch is not installed)" in network.stderr
 
 
 def test_with_torch_and_the_agents_extra_the_shipped_networks_play(dist, tmp_path) -> None:
@@ -131,3 +146,47 @@ def test_with_torch_and_the_agents_extra_the_shipped_networks_play(dist, tmp_pat
         **outside(tmp_path),
     )
     assert play.returncode == 0 and "alphazero:@los_alamos plays" in play.stdout, play.stdout + play.stderr
+
+
+def test_with_the_web_extra_the_installed_app_serves_its_page_and_plays(dist, tmp_path) -> None:
+    websockets = pytest.importorskip("websockets")
+    python = fresh_venv(tmp_path / "web")
+    [wheel] = dist.glob("*.whl")
+    run([str(python), "-m", "pip", "install", "-q", "torch==2.13.0"], **outside(tmp_path))
+    run([str(python), "-m", "pip", "install", "-q", f"{wheel}[web]"], **outside(tmp_path))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [str(python.parent / "chess-envs"), "serve", "--port", str(port), "--agents", "alphazero:@chess?sims=8"]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **outside(tmp_path))
+    try:
+        base = f"http://127.0.0.1:{port}/"
+        deadline = time.monotonic() + 120
+        while True:  # the page and its assets come from the installed package data
+            try:
+                page = urlopen(base, timeout=5).read().decode()
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.5)
+        assert "app.js" in page and "style.css" in page
+        for asset in ("static/app.js", "static/style.css"):
+            assert urlopen(base + asset, timeout=5).status == 200
+
+        async def play() -> dict:
+            async with websockets.connect(f"ws://127.0.0.1:{port}/ws") as connection:
+                hello = json.loads(await connection.recv())
+                assert hello["games"]["chess"]["agents"] == ["alphazero:@chess?sims=8"]
+                new = {"type": "new", "game": "chess", "seats": ["human", "alphazero:@chess?sims=8"]}
+                await connection.send(json.dumps(new))
+                state = json.loads(await connection.recv())
+                await connection.send(json.dumps({"type": "move", "action": state["legal"][0]["action"], "ply": 0}))
+                while state["ply"] < 2:  # the network's reply
+                    state = json.loads(await asyncio.wait_for(connection.recv(), 120))
+                    assert state["type"] != "error", state
+                return state
+
+        assert asyncio.run(play())["ply"] == 2
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
