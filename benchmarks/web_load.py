@@ -1,6 +1,8 @@
 """Load on the web app over loopback: CLIENTS WebSocket clients for SECONDS, half playing chess
 against greedy and half against the shipped chess network at 64 simulations, each playing random
-legal moves from the server's own list and starting a new game when one ends.
+legal moves from the server's own list and starting a new game when one ends. Each client follows
+its game on python-chess: every move the server reports must be legal there, the position must
+match and the moves offered to the human must be python-chess's legal moves.
 
 Prints errors, moves played, the reply latency (a move sent to the agent's answer) at p50 and p95,
 and the server's resident memory after the first minute and at the end (it should grow < 10%: the
@@ -21,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+import chess
 import websockets
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,11 +37,35 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def check(board: chess.Board, message: dict) -> str | None:
+    """Replay the server's new moves on python-chess (``board`` follows the game) and compare the
+    position and, when the human is to move, the offered moves: the reason it differs, or None."""
+    for san in message["moves"][len(board.move_stack) :]:
+        try:
+            board.push_san(san)
+        except ValueError:
+            return f"illegal move {san} after {board.fen()}"
+    if message["fen"] != board.fen():
+        return f"position {message['fen']} differs from python-chess's {board.fen()}"
+    if message["human_to_move"]:
+        offered = {(tuple(m["from"]), tuple(m["to"]), m["promotion"]) for m in message["legal"]}
+        expected = {
+            ((7 - chess.square_rank(m.from_square), chess.square_file(m.from_square)),
+             (7 - chess.square_rank(m.to_square), chess.square_file(m.to_square)),
+             chess.piece_symbol(m.promotion).upper() if m.promotion else "")
+            for m in board.legal_moves
+        }  # fmt: skip
+        if offered != expected:
+            return f"offered moves differ from python-chess's in {board.fen()}"
+    return None
+
+
 async def client(url: str, opponent: str, until: float, seed: int, stats: dict) -> None:
     rng = random.Random(seed)
     async with websockets.connect(url, max_size=2**22) as ws:
         await ws.recv()  # hello
         await ws.send(json.dumps({"type": "new", "game": "chess", "seats": ["human", opponent]}))
+        board = chess.Board()
         sent = None
         last = None
         while time.monotonic() < until:
@@ -51,9 +78,14 @@ async def client(url: str, opponent: str, until: float, seed: int, stats: dict) 
             if message["type"] == "error":  # counted; this client stops (its game is where it was)
                 stats["errors"].append(message["error"])
                 return
+            wrong = check(board, message)
+            if wrong is not None:
+                stats["errors"].append(wrong)
+                return
             if message["result"] is not None:
                 stats["games"] += 1
                 sent = None
+                board = chess.Board()
                 await ws.send(json.dumps({"type": "new", "game": "chess", "seats": ["human", opponent]}))
                 continue
             if not message["human_to_move"]:
@@ -61,8 +93,6 @@ async def client(url: str, opponent: str, until: float, seed: int, stats: dict) 
             if sent is not None:
                 stats["latency"].append(time.monotonic() - sent)
             move = rng.choice(message["legal"])
-            if move["action"] not in {m["action"] for m in message["legal"]}:
-                stats["errors"].append("illegal move offered")
             sent = time.monotonic()
             stats["moves"] += 1
             await ws.send(json.dumps({"type": "move", "action": move["action"], "ply": message["ply"]}))
