@@ -91,7 +91,7 @@ async def client(url: str, opponent: str, until: float, seed: int, stats: dict) 
             if not message["human_to_move"]:
                 continue  # our own move echoed: the agent's answer comes next
             if sent is not None:
-                stats["latency"].append(time.monotonic() - sent)
+                stats["latency"][opponent].append(time.monotonic() - sent)
             move = rng.choice(message["legal"])
             sent = time.monotonic()
             stats["moves"] += 1
@@ -100,7 +100,7 @@ async def client(url: str, opponent: str, until: float, seed: int, stats: dict) 
 
 async def run(clients: int, seconds: float, port: int, server: subprocess.Popen, network: str) -> None:
     url = f"ws://127.0.0.1:{port}/ws"
-    stats: dict = {"errors": [], "latency": [], "moves": 0, "games": 0}
+    stats: dict = {"errors": [], "latency": {"greedy": [], network: []}, "moves": 0, "games": 0}
     started = time.monotonic()
     until = started + seconds
     tasks = [asyncio.create_task(client(url, "greedy" if i % 2 else network, until, i, stats)) for i in range(clients)]
@@ -109,13 +109,19 @@ async def run(clients: int, seconds: float, port: int, server: subprocess.Popen,
     results = await asyncio.gather(*tasks, return_exceptions=True)
     failures = [r for r in results if isinstance(r, BaseException)]
     end = rss_mb(server.pid)
-    latency = sorted(stats["latency"])
-    p50 = latency[len(latency) // 2] if latency else float("nan")
-    p95 = latency[int(len(latency) * 0.95)] if latency else float("nan")
+
+    def percentiles(replies: list[float]) -> str:
+        ordered = sorted(replies)
+        if not ordered:
+            return "no replies"
+        return f"p50 {ordered[len(ordered) // 2] * 1000:.0f} ms, p95 {ordered[int(len(ordered) * 0.95)] * 1000:.0f} ms"
+
+    everyone = [t for replies in stats["latency"].values() for t in replies]
     print(
         f"{clients} clients for {time.monotonic() - started:.0f} s: {stats['moves']} moves, {stats['games']} games "
-        f"finished, errors {len(stats['errors']) + len(failures)}; reply latency p50 {p50 * 1000:.0f} ms, "
-        f"p95 {p95 * 1000:.0f} ms; server RSS {first_minute:.0f} MB after the first minute, {end:.0f} MB at the end "
+        f"finished, errors {len(stats['errors']) + len(failures)}; reply latency {percentiles(everyone)} "
+        f"(greedy {percentiles(stats['latency']['greedy'])}; network {percentiles(stats['latency'][network])}); "
+        f"server RSS {first_minute:.0f} MB after the first minute, {end:.0f} MB at the end "
         f"({100 * (end / first_minute - 1):+.1f}%)"
     )
     for error in (stats["errors"] + [repr(f) for f in failures])[:5]:

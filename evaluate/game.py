@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -34,10 +35,14 @@ class GameRecord:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> GameRecord:
+    def from_dict(cls, data: dict, finished: bool = True) -> GameRecord:
+        """The record ``data`` holds (ValueError or TypeError when it is none); a ``finished`` game
+        has one score per player, one being played (``termination`` "playing") none yet."""
         record = cls(**data)
-        if len(record.scores) != len(record.players) or not record.id:
+        if not record.id or (finished and len(record.scores) != len(record.players)):
             raise ValueError("a game record needs an id and one score per player")
+        if not finished and record.termination != "playing":
+            raise ValueError("a game being played has the termination 'playing'")
         return record
 
 
@@ -139,6 +144,7 @@ def play_game(
     seed: int | None = None,
     time_control: TimeControl | None = None,
     adjudication: Adjudication | None = None,
+    on_move: Callable[[GameRecord], None] | None = None,
     **game_options: str,
 ) -> GameRecord:
     """Play ``agents`` (one per seat, seat 0 first) from the FEN ``opening`` (``game_options``:
@@ -158,6 +164,8 @@ def play_game(
     With an active ``adjudication`` (two players), agents that search report a score each move and
     the game ends once the scores settle it (``termination`` "adjudication", the reason in
     ``adjudication``).
+
+    ``on_move(record)``, when given, sees the record before the first move and after each move.
     """
     state = new_state(game, opening, **game_options)
     record = GameRecord(id=game_id, game=game, opening=opening, players=[a.name for a in agents])
@@ -169,6 +177,8 @@ def play_game(
     if judge is not None and len(agents) != 2:
         raise ValueError(f"adjudication is for two-player games; {game} has {len(agents)} seats")
     reported: list[list[int]] = [[] for _ in agents]
+    if on_move is not None:
+        on_move(record)
     while not state.is_terminal() and plies < max_plies:
         seat = state.current_player
         started = time.monotonic()
@@ -205,6 +215,8 @@ def play_game(
                 clocks[seat] = time_control.base
         record.moves.append(move)
         plies += 1
+        if on_move is not None:
+            on_move(record)
         verdict = judge.verdict(reported, seat, plies) if judge is not None and not state.is_terminal() else None
         if verdict is not None:
             record.adjudication, loser = verdict

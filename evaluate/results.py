@@ -3,16 +3,29 @@
 A line is written with one ``write`` and flushed to disk, so a killed run leaves at most a
 torn last line; reading skips such lines with a warning (their games are played again) and the
 next append starts on a fresh line. Nothing valid is ever rewritten.
+
+Games being played are shown in ``<out>/live/<game id>.json``: the record so far (termination
+"playing"), rewritten atomically at most every :data:`LIVE_INTERVAL` seconds by the worker that
+plays it and removed once its line is in the results file, so a watcher (``chess-envs serve
+--tournament``) can follow a game move by move.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
+import time
 import warnings
 from pathlib import Path
 
+from chess_envs.files import write_text_atomic
 from evaluate.game import GameRecord
+
+LIVE_DIR = "live"
+LIVE_INTERVAL = 0.25
+"""seconds between two writes of one live game (its last moves may show that much later)"""
 
 
 def read_results(path: Path) -> dict[str, GameRecord]:
@@ -58,3 +71,39 @@ class ResultsWriter:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class LiveGame:
+    """The live file of one game: ``update(record)`` after each move writes the record so far,
+    at most every :data:`LIVE_INTERVAL` seconds (the first call always)."""
+
+    def __init__(self, folder: Path, game_id: str) -> None:
+        self.path = folder / LIVE_DIR / f"{game_id}.json"
+        self.written = -float("inf")
+
+    def update(self, record: GameRecord) -> None:
+        now = time.monotonic()
+        if now - self.written >= LIVE_INTERVAL:
+            self.written = now
+            write_text_atomic(self.path, json.dumps({**record.to_dict(), "termination": "playing"}))
+
+
+def read_live(folder: Path) -> dict[str, GameRecord]:
+    """The games of ``folder`` being played now, by id (a file torn or gone while read is skipped)."""
+    games: dict[str, GameRecord] = {}
+    live = folder / LIVE_DIR
+    if not live.is_dir():
+        return games
+    for path in sorted(live.glob("*.json")):
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            record = GameRecord.from_dict(json.loads(path.read_text(encoding="utf-8")), finished=False)
+            games[record.id] = record
+    return games
+
+
+def end_live(folder: Path, game_id: str | None = None) -> None:
+    """Remove the live file of ``game_id`` (its result is written), or all of them (no game runs)."""
+    if game_id is None:
+        shutil.rmtree(folder / LIVE_DIR, ignore_errors=True)
+    else:
+        (folder / LIVE_DIR / f"{game_id}.json").unlink(missing_ok=True)

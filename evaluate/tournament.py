@@ -36,7 +36,7 @@ from chess_envs.files import write_text_atomic
 from chess_envs.registry import GameRecord as GameEntry
 from chess_envs.registry import get_game, register_game
 from evaluate.game import Adjudication, GameRecord, TimeControl, play_game
-from evaluate.results import ResultsWriter, read_results
+from evaluate.results import LiveGame, ResultsWriter, end_live, read_results
 
 RESULTS_FILE = "games.jsonl"
 CONFIG_FILE = "tournament.json"
@@ -172,10 +172,12 @@ def _play(
     options: dict[str, Any],
     time_control: str | None = None,
     adjudication: dict[str, int] | None = None,
+    out: Path | None = None,
 ) -> GameRecord:
-    """Play one scheduled game with this process's agents (built once, rebuilt after a failure).
-    ``entry`` is the game's registry record: a spawned worker registers it, so a game registered
-    at run time (not only a built-in one) plays in workers too."""
+    """Play one scheduled game with this process's agents (built once, rebuilt after a failure),
+    shown move by move in ``out``'s live folder. ``entry`` is the game's registry record: a spawned
+    worker registers it, so a game registered at run time (not only a built-in one) plays in
+    workers too."""
     game = register_game(entry).name
     agents = []
     for spec in scheduled.players:
@@ -194,6 +196,7 @@ def _play(
         seed=seed,
         time_control=clock,
         adjudication=Adjudication(**adjudication) if adjudication else None,
+        on_move=LiveGame(out, scheduled.id).update if out is not None else None,
         **options,
     )
     if record.forfeit:
@@ -249,7 +252,9 @@ def run_tournament(
     games = schedule(config)
     pending = [g for g in games if g.id not in done]
     bar = tqdm(total=len(games), initial=len(games) - len(pending), desc="games", unit="game", disable=not progress)
-    with ResultsWriter(results_path) as writer:
+    end_live(out)  # games shown as playing by a run that was killed
+    with ResultsWriter(results_path) as writer, contextlib.ExitStack() as stack:
+        stack.callback(end_live, out)
         if workers <= 1:
             for scheduled in pending:
                 if stop is not None and stop(list(done.values())):
@@ -262,8 +267,10 @@ def run_tournament(
                     config.options,
                     config.time_control,
                     config.adjudication,
+                    out,
                 )
                 writer.append(record)
+                end_live(out, record.id)
                 done[record.id] = record
                 bar.update()
         else:
@@ -285,6 +292,7 @@ def run_tournament(
                         config.options,
                         config.time_control,
                         config.adjudication,
+                        out,
                     )
                     for g in pending
                 }
@@ -294,6 +302,7 @@ def run_tournament(
                         for future in finished:
                             record = future.result()
                             writer.append(record)
+                            end_live(out, record.id)
                             done[record.id] = record
                             bar.update()
                         if stop is not None and stop(list(done.values())):
@@ -304,6 +313,7 @@ def run_tournament(
                             for future in running:
                                 record = future.result()
                                 writer.append(record)
+                                end_live(out, record.id)
                                 done[record.id] = record
                             break
                 except BaseException:

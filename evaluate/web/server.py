@@ -2,12 +2,16 @@
 started with, and to watch agents play each other (Starlette on uvicorn, one WebSocket per page).
 
 Messages are JSON objects with a ``type``: the browser sends ``new`` (game, seats, options, FEN),
-``move`` (an action index), ``takeback``, ``resume`` (a session id, after a reload) and ``pgn``;
-the server answers ``hello`` (games and the agents offered for each), ``state``, ``pgn`` and
-``error``. Every message is checked before it changes anything: a bad one gets an ``error`` reply.
+``move`` (an action index), ``takeback``, ``resume`` (a session id, after a reload), ``pgn``,
+``watch`` (a tournament offered, by name) and ``replay`` (one of its games by id: a finished game
+at a ply, or a game being played, whose new moves are then sent as they come); the server answers
+``hello`` (games and the agents offered for each), ``state``, ``pgn``, ``tournament`` (its
+finished games and those being played) and ``error``. Every message is checked before it
+changes anything: a bad one gets an ``error`` reply.
 Requests whose ``Host`` or ``Origin`` is not this server are refused (no page of another site,
 and no DNS-rebinding name, drives it); off loopback a token is required. Agent moves run on worker
-threads, at most ``searches`` at once, and are stopped by a takeback, a new game or a disconnect.
+threads, searches at most ``searches`` at once (an agent that does not search, like greedy, needs
+no slot), and are stopped by a takeback, a new game or a disconnect.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import ipaddress
 import json
 import secrets
 import sys
+import time
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -34,7 +39,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from chess_envs.registry import game_names, get_game
 from evaluate.game import GameRecord, TimeControl
-from evaluate.results import read_results
+from evaluate.results import read_live, read_results
 from evaluate.tournament import CONFIG_FILE, RESULTS_FILE
 from evaluate.web.sessions import HUMAN, AgentPool, Session, Sessions, analysis_of
 
@@ -42,6 +47,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 MAX_MESSAGE = 4096
 """bytes: anything longer is refused unread"""
 MESSAGE_TYPES = {"new", "move", "takeback", "resume", "pgn", "watch", "replay"}
+FOLLOW_INTERVAL = 0.5
+"""seconds between two looks at a followed tournament game's live file"""
 
 
 class Refused(ValueError):
@@ -174,6 +181,8 @@ class Connection:
         self.session: Session | None = None
         self.playing: asyncio.Task | None = None
         self.playing_for: Session | None = None
+        self.following: asyncio.Task | None = None
+        """the task sending a followed tournament game's new moves (kept so it is not collected)"""
 
     async def send(self, message: dict[str, Any]) -> None:
         await self.socket.send_text(json.dumps(message))
@@ -182,20 +191,20 @@ class Connection:
         kind = message["type"]
         if kind == "watch":
             folder, records, _ = self.app.tournament(message)
-            games = [{"index": i, "id": r.id, "players": r.players, "scores": r.scores, "termination": r.termination,
-                      "plies": len(r.moves)} for i, r in enumerate(records)]  # fmt: skip
-            await self.send({"type": "tournament", "name": folder.name, "games": games})
+            games = [{"id": r.id, "players": r.players, "scores": r.scores, "termination": r.termination,
+                      "plies": len(r.moves)} for r in records]  # fmt: skip
+            finished = {r.id for r in records}
+            live = [{"id": r.id, "players": r.players, "plies": len(r.moves)}
+                    for r in read_live(folder).values() if r.id not in finished]  # fmt: skip
+            await self.send({"type": "tournament", "name": folder.name, "games": games, "live": live})
             return
-        if kind in ("new", "replay") and self.session is not None:
-            self.app.sessions.drop(self.session)
-        if kind == "new":
-            self.session = self.app.new_session(message)
-        elif kind == "replay":
-            _, records, options = self.app.tournament(message)
-            index, plies = message.get("index"), message.get("ply", 10**6)
-            if not isinstance(index, int) or not 0 <= index < len(records) or not isinstance(plies, int):
-                raise Refused("replay needs a game index of the tournament and a ply")
-            self.session = self.app.sessions.replay(records[index], options, max(0, plies))
+        if kind in ("new", "replay"):  # checked in full before the game shown so far is dropped
+            shown, followed = (self.app.new_session(message), None) if kind == "new" else self.replay(message)
+            if self.session is not None:
+                self.app.sessions.drop(self.session)
+            self.session = shown
+            if followed is not None:
+                self.following = asyncio.create_task(self.follow(*followed, shown))
         elif kind == "resume":
             found = self.app.sessions.get(str(message.get("session", ""))[:64])
             if found is None:
@@ -228,6 +237,21 @@ class Connection:
             await self.send(self.session.view(self.app.pool))
         self.start_agents()
 
+    def replay(self, message: dict[str, Any]) -> tuple[Session, tuple[Path, str] | None]:
+        """The tournament game a ``replay`` message names by id: a finished one after ``ply`` plies
+        (all by default), or one being played, to follow (its tournament's folder and its id)."""
+        folder, records, options = self.app.tournament(message)
+        game_id, plies = message.get("id"), message.get("ply", 10**6)
+        if not isinstance(game_id, str) or not isinstance(plies, int) or isinstance(plies, bool):
+            raise Refused("replay needs a game id of the tournament and an integer ply")
+        ended = {r.id: r for r in records}.get(game_id)
+        if ended is not None:
+            return self.app.sessions.replay(ended, options, max(0, plies)), None
+        playing = read_live(folder).get(game_id)
+        if playing is None:
+            raise Refused(f"{game_id[:40]!r} is not a game of that tournament")
+        return self.app.sessions.replay(playing, options, 10**6, live=True), (folder, game_id)
+
     def start_agents(self) -> None:
         session = self.session
         if session is None or not session.agent_to_move():
@@ -250,13 +274,30 @@ class Connection:
         with contextlib.suppress(Exception):
             await self.send(message)
 
+    async def follow(self, folder: Path, game_id: str, session: Session) -> None:
+        """Send ``session``, tournament game ``game_id`` being played, each time it has new moves,
+        until it ends (its result is in the results file) or this page shows something else."""
+        while self.session is session and session.live:
+            await asyncio.sleep(FOLLOW_INTERVAL)
+            session.touched = time.monotonic()  # watching is not idling
+            record = read_live(folder).get(game_id)
+            if record is None:  # finished (or its tournament was stopped: the game stays as it was)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    record = read_results(folder / RESULTS_FILE).get(game_id)
+                session.live = False
+            if self.session is session and (record is None or session.catch_up(record) or not session.live):
+                with contextlib.suppress(Exception):  # the page went away
+                    await self.send(session.view(self.app.pool))
+
     async def play_agents(self, session: Session) -> None:
         """Agent seats move until a human is to move or the game ends; a takeback, a new game or a
         disconnect (the session's generation changes) stops the search and drops its move."""
         while (name := session.agent_to_move()) is not None and self.session is session:
             generation = session.generation
             state = session.state.copy()
-            async with self.app.searches:
+            slot = self.app.searches if self.app.pool.searches(name, session.game) else contextlib.nullcontext()
+            async with slot:
                 stop = functools.partial(_changed, session, generation)
                 action, thought = await asyncio.to_thread(self.app.pool.move, name, state, stop, session.budget())
             if session.generation != generation or self.session is not session:
@@ -378,7 +419,7 @@ def main(argv: list[str] | None = None) -> None:
         type=Path,
         action="append",
         default=[],
-        help="a tournament folder (python -m evaluate tournament --out) to watch as its games finish",
+        help="a tournament folder (python -m evaluate tournament --out) to watch: games being played, finished games",
     )
     args = parser.parse_args(argv)
     for folder in args.tournament:

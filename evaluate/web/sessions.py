@@ -55,6 +55,10 @@ class AgentPool:
             if offered.built:
                 self.agents[spec] = offered
 
+    def searches(self, name: str, game: str) -> bool:
+        """Whether ``name`` searches in ``game`` (its moves take a search slot; a greedy move does not)."""
+        return isinstance(self.agents[name].built[game], SearchingAgent)
+
     def move(
         self, name: str, state: GameState, stop: Callable[[], bool], seconds: float | None = None
     ) -> tuple[int, Thought | None]:
@@ -99,7 +103,11 @@ class Session:
     flagged: int | None = None
     """the seat that lost on time"""
     replay: bool = False
-    """a finished game shown move by move: nobody moves in it"""
+    """a tournament game shown move by move: nobody moves in it"""
+    live: bool = False
+    """a tournament game being played, followed as it goes"""
+    final: dict[str, Any] | None = None
+    """a replayed game's recorded result (time, adjudication, ...) once its last move is shown"""
 
     def __post_init__(self) -> None:
         if self.clock is not None:
@@ -147,6 +155,8 @@ class Session:
 
     def result(self) -> dict[str, Any] | None:
         """How the game ended (termination and a score per seat), None while it goes on."""
+        if self.final is not None:
+            return self.final
         if self.flagged is not None:
             return {
                 "termination": "time",
@@ -156,6 +166,17 @@ class Session:
         if outcome is None:
             return None
         return {"termination": outcome.termination.value, "scores": [(v + 1) / 2 for v in outcome.returns]}
+
+    def catch_up(self, record: GameRecord) -> bool:
+        """Play the moves ``record`` (this replayed game, further on) has beyond ours, and its result
+        once it has one; whether anything changed."""
+        before = len(self.actions)
+        for move in record.moves[before:]:
+            self.play(self.state.move_to_action(move))
+        if record.termination != "playing" and record.scores:
+            self.final, self.live = {"termination": record.termination, "scores": record.scores}, False
+            return True
+        return len(self.actions) > before
 
     def takeback(self) -> None:
         """Undo moves back to the last position where a human was to move before the last human move."""
@@ -232,6 +253,7 @@ class Session:
             "analysis": self.analysis,
             "fen": state.to_text(),
             "replay": self.replay,
+            "live": self.live,
         }
 
 
@@ -276,14 +298,18 @@ class Sessions:
         self.by_id[session.id] = session
         return session
 
-    def replay(self, record: GameRecord, options: dict[str, Any], plies: int) -> Session:
-        """A session showing ``record``, a finished tournament game, after its first ``plies`` plies."""
+    def replay(self, record: GameRecord, options: dict[str, Any], plies: int, live: bool = False) -> Session:
+        """A session showing ``record``, a tournament game, after its first ``plies`` plies (``live``:
+        all of them, the game being played on, :meth:`Session.catch_up` following it)."""
         self.expire()
         state = new_state(record.game, record.opening, **options)
         session = Session(secrets.token_hex(16), record.game, list(record.players), options, record.opening, state,
-                          replay=True)  # fmt: skip
-        for move in record.moves[:plies]:
-            session.play(state.move_to_action(move))
+                          replay=True, live=live)  # fmt: skip
+        if live or plies >= len(record.moves):
+            session.catch_up(record)
+        else:
+            for move in record.moves[:plies]:
+                session.play(state.move_to_action(move))
         self.by_id[session.id] = session
         return session
 

@@ -16,7 +16,7 @@ from evaluate.__main__ import main
 from evaluate.game import random_openings
 from evaluate.ratings import rate
 from evaluate.report import pairwise_results, pgn
-from evaluate.results import read_results
+from evaluate.results import read_live, read_results
 from evaluate.tournament import RESULTS_FILE, TournamentConfig, run_tournament, schedule, tables
 from tests.agents.test_agents import DYING_ENGINE, needs_fairy, needs_stockfish
 
@@ -215,6 +215,33 @@ def test_sigkill_midway_then_rerun_gives_exactly_the_planned_games(tmp_path):
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
     lines = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
     assert len(lines) == 12 and len({line["id"] for line in lines}) == 12
+    assert not (out / "live").exists(), "games the killed run showed as playing are gone once all are played"
+
+
+@needs_fairy
+def test_games_being_played_are_shown_live_as_prefixes_of_their_final_record(tmp_path):
+    """Workers write each game's moves so far to ``live/<id>.json`` while they play it; what a
+    watcher reads there is always the start of the game as it is finally recorded."""
+    out = tmp_path / "live-cup"
+    command = [sys.executable, "-m", "evaluate", "tournament", "--game", "los_alamos", "--agents", "greedy",
+               "fairy-stockfish?movetime=50", "--games-per-pair", "4", "--workers", "2", "--out", str(out),
+               "--quiet"]  # fmt: skip
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seen: dict[str, set[tuple[str, ...]]] = {}
+    while process.poll() is None:
+        for game_id, record in read_live(out).items():
+            assert record.termination == "playing"
+            seen.setdefault(game_id, set()).add(tuple(record.moves))
+        time.sleep(0.02)
+    assert process.returncode == 0, process.communicate()[1]
+    process.stderr.close()
+    final = read_results(out / RESULTS_FILE)
+    assert len(final) == 4 and set(seen) <= set(final) and len(seen) >= 2
+    assert sum(len(snapshots) for snapshots in seen.values()) >= 8, "several moments of each game, not one"
+    for game_id, snapshots in seen.items():
+        for moves in snapshots:
+            assert list(moves) == final[game_id].moves[: len(moves)]
+    assert not (out / "live").exists()
 
 
 def test_four_player_tables_rotate_every_agent_through_every_seat():

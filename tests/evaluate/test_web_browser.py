@@ -21,7 +21,7 @@ from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-from tests.evaluate.web_server import serve  # noqa: E402
+from tests.evaluate.web_server import game_in_play, serve  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
@@ -176,6 +176,30 @@ def test_a_tournament_is_watched_and_a_game_stepped_through(browser, tmp_path) -
         browser.find_element(By.ID, "back").click()
         wait(browser, lambda d: status(d).startswith(f"Replay, ply {plies - 1}:"))
         assert len(" ".join(moves_shown(browser)).split()) >= plies - 1
+
+
+@needs_browser
+def test_a_tournament_game_being_played_is_followed_to_its_end(browser, tmp_path) -> None:
+    from evaluate.results import ResultsWriter
+    from evaluate.tournament import RESULTS_FILE
+
+    folder, record, at = game_in_play(tmp_path, AGENTS[:2])
+    with serve(AGENTS[:2], tournaments=[folder]) as url:
+        browser.get(url)
+        wait(browser, lambda d: not d.find_element(By.ID, "watch-label").get_attribute("hidden"))
+        Select(browser.find_element(By.ID, "watch")).select_by_value("cup")
+        wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".tournament-live")) == 1)
+        browser.find_element(By.CSS_SELECTOR, ".tournament-live").click()
+        wait(browser, lambda d: status(d).startswith("Live, ply 2:"))
+        at(6)  # the worker playing it writes its next moves
+        wait(browser, lambda d: status(d).startswith("Live, ply 6:"))
+        assert len(" ".join(moves_shown(browser)).split()) == 6
+        with ResultsWriter(folder / RESULTS_FILE) as writer:  # the game ends
+            writer.append(record)
+        (folder / "live" / f"{record.id}.json").unlink()
+        wait(browser, lambda d: status(d) == f"Replay, ply {len(record.moves)}: {record.termination}")
+        assert browser.find_element(By.ID, "replay-nav").is_displayed()
+        wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".tournament-game")) == 1)  # listed as finished
 
 
 @needs_browser

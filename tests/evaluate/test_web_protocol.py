@@ -14,7 +14,7 @@ pytest.importorskip("uvicorn")
 websockets = pytest.importorskip("websockets")
 
 import evaluate.web.sessions as sessions  # noqa: E402
-from tests.evaluate.web_server import serve  # noqa: E402
+from tests.evaluate.web_server import game_in_play, serve  # noqa: E402
 
 AGENTS = ["random?seed=1", "greedy?seed=1"]
 
@@ -149,28 +149,70 @@ def test_a_tournament_folder_is_watched_and_its_games_replayed_by_name_only(tmp_
     folder = tmp_path / "la-cup"
     openings = random_openings("los_alamos", 1, 4, seed=0)
     run_tournament(TournamentConfig("los_alamos", AGENTS, 2, openings), folder, progress=False)
+    assert not (folder / "live").exists()  # every game finished: none shown as playing
     with serve(AGENTS, tournaments=[folder]) as address:
 
         async def scenario() -> list[dict]:
             async with websockets.connect(socket_url(address)) as socket:
                 hello = json.loads(await socket.recv())
                 assert hello["tournaments"] == ["la-cup"]
-                replies = []
-                for message in ({"type": "watch", "tournament": "la-cup"},
-                                {"type": "replay", "tournament": "la-cup", "index": 0},
-                                {"type": "replay", "tournament": "la-cup", "index": 0, "ply": 3},
+                await socket.send(json.dumps({"type": "watch", "tournament": "la-cup"}))
+                listing = json.loads(await socket.recv())
+                first = listing["games"][0]["id"]
+                replies = [listing]
+                for message in ({"type": "replay", "tournament": "la-cup", "id": first},
+                                {"type": "replay", "tournament": "la-cup", "id": first, "ply": 3},
                                 {"type": "move", "action": 0},
                                 {"type": "watch", "tournament": str(folder)},
-                                {"type": "replay", "tournament": "la-cup", "index": 7}):  # fmt: skip
+                                {"type": "replay", "tournament": "la-cup", "id": "../games"},
+                                {"type": "replay", "tournament": "la-cup", "id": first, "ply": "3"},
+                                {"type": "pgn"}):  # fmt: skip
                     await socket.send(json.dumps(message))
                     replies.append(json.loads(await socket.recv()))
                 return replies
 
-        listing, final, third, move, path, missing = asyncio.run(scenario())
-    assert [game["plies"] for game in listing["games"]] and len(listing["games"]) == 2
+        listing, final, third, move, path, missing, bad_ply, still = asyncio.run(scenario())
+    assert [game["plies"] for game in listing["games"]] and len(listing["games"]) == 2 and listing["live"] == []
     assert final["replay"] and final["ply"] == listing["games"][0]["plies"] and final["result"] is not None
+    assert final["result"]["termination"] == listing["games"][0]["termination"]
     assert third["ply"] == 3 and third["result"] is None and third["legal"] == []
-    assert move["type"] == path["type"] == missing["type"] == "error"
+    assert move["type"] == path["type"] == missing["type"] == bad_ply["type"] == "error"
+    assert still["type"] == "pgn" and still["text"].count(".") >= 1  # a refused replay kept the game shown
+
+
+def test_a_game_being_played_is_followed_move_by_move_until_its_result(tmp_path) -> None:
+    """A tournament's live file (as its worker writes it) is followed: each new move is sent, and
+    the recorded result once the game's line is in the results file."""
+    from evaluate.results import ResultsWriter
+    from evaluate.tournament import RESULTS_FILE
+
+    folder, record, at = game_in_play(tmp_path, AGENTS)
+    with serve(AGENTS, tournaments=[folder]) as address:
+
+        async def scenario() -> list[dict]:
+            async with websockets.connect(socket_url(address)) as socket:
+                await socket.recv()  # hello
+                await socket.send(json.dumps({"type": "watch", "tournament": "cup"}))
+                listing = json.loads(await socket.recv())
+                await socket.send(json.dumps({"type": "replay", "tournament": "cup", "id": record.id}))
+                seen = [listing, json.loads(await socket.recv())]
+                at(5)
+                seen.append(json.loads(await asyncio.wait_for(socket.recv(), 10)))
+                with ResultsWriter(folder / RESULTS_FILE) as writer:  # the game ends: its line, then no live file
+                    writer.append(record)
+                (folder / "live" / f"{record.id}.json").unlink()
+                seen.append(json.loads(await asyncio.wait_for(socket.recv(), 10)))
+                await socket.send(json.dumps({"type": "watch", "tournament": "cup"}))
+                seen.append(json.loads(await socket.recv()))
+                return seen
+
+        listing, first, later, ended, after = asyncio.run(scenario())
+    assert listing["games"] == [] and listing["live"] == [{"id": record.id, "players": record.players, "plies": 2}]
+    assert first["live"] and first["ply"] == 2 and first["result"] is None and first["legal"] == []
+    assert later["live"] and later["ply"] == 5
+    assert not ended["live"] and ended["ply"] == len(record.moves)
+    assert ended["result"] == {"termination": record.termination, "scores": record.scores}
+    assert after["live"] == [] and [g["id"] for g in after["games"]] == [record.id]
 
 
 def test_on_a_wildcard_address_any_host_name_is_served_same_origin_only_and_with_the_token() -> None:

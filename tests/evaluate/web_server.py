@@ -1,4 +1,5 @@
-"""A real uvicorn server of the web app on a free loopback port, for the tests."""
+"""A real uvicorn server of the web app on a free loopback port, and a tournament game being
+played (its live file written as a tournament worker writes it), for the tests."""
 
 from __future__ import annotations
 
@@ -6,10 +7,14 @@ import contextlib
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import uvicorn
 
+from evaluate.game import GameRecord, random_openings
+from evaluate.results import LiveGame, read_results
+from evaluate.tournament import CONFIG_FILE, RESULTS_FILE, TournamentConfig, run_tournament
 from evaluate.web.server import create_app
 
 
@@ -31,3 +36,23 @@ def serve(agents: list[str], **settings) -> Iterator[str]:
     finally:
         running.should_exit = True
         thread.join(timeout=10)
+
+
+def game_in_play(tmp_path: Path, agents: list[str]) -> tuple[Path, GameRecord, Callable[[int], None]]:
+    """A tournament folder ``cup`` with one Los Alamos game of ``agents`` being played: its final
+    record (played beforehand) and ``at(plies)``, which shows it after that many moves."""
+    played = tmp_path / "played"
+    openings = random_openings("los_alamos", 1, 4, seed=1)  # two games, one followed
+    run_tournament(TournamentConfig("los_alamos", agents, 2, openings), played, progress=False)
+    record = next(iter(read_results(played / RESULTS_FILE).values()))
+    folder = tmp_path / "cup"
+    folder.mkdir()
+    (folder / CONFIG_FILE).write_text((played / CONFIG_FILE).read_text())
+
+    def at(plies: int) -> None:
+        LiveGame(folder, record.id).update(
+            GameRecord(record.id, record.game, record.opening, record.players, record.moves[:plies])
+        )
+
+    at(2)
+    return folder, record, at

@@ -7,7 +7,7 @@ const SEAT_NAMES = { 2: ["White", "Black"], 4: ["Red", "Blue", "Yellow", "Green"
 const token = new URLSearchParams(location.search).get("token");
 let socket = null, hello = null, view = null, flipped = false, selected = null, drag = null, pgnWanted = false;
 let received = 0;  // when the last state came: the running clock counts down from it
-let watching = null, replayGame = null;  // the tournament watched, the index of the game replayed
+let watching = null, replayGame = null;  // the tournament watched, the id of the game replayed
 
 const $ = (id) => document.getElementById(id);
 
@@ -46,12 +46,16 @@ function receive(message) {
   } else if (message.type === "tournament") {
     const list = $("tournament-games");
     list.innerHTML = "";
-    for (const game of message.games) {
+    const show = (game, text, className) => {
       const item = document.createElement("li");
-      item.textContent = `${game.players.join(" - ")}: ${game.scores.join("-")} (${game.termination}, ${game.plies} plies)`;
-      item.className = "tournament-game";
-      item.onclick = () => { replayGame = game.index; send({ type: "replay", tournament: watching, index: game.index }); };
+      item.textContent = text;
+      item.className = className;
+      item.onclick = () => { replayGame = game.id; send({ type: "replay", tournament: watching, id: game.id }); };
       list.appendChild(item);
+    };
+    for (const game of message.live) show(game, `playing: ${game.players.join(" - ")} (${game.plies} plies)`, "tournament-live");
+    for (const game of message.games) {
+      show(game, `${game.players.join(" - ")}: ${game.scores.join("-")} (${game.termination}, ${game.plies} plies)`, "tournament-game");
     }
   } else if (message.type === "error") {
     $("error").textContent = message.error;
@@ -182,9 +186,10 @@ function showSide() {
   } else {
     status = `${names[view.to_move]} (${view.seats[view.to_move]}) is thinking...`;
   }
-  if (view.replay) status = `Replay, ply ${view.ply}: ${view.result ? view.result.termination : "..."}`;
+  if (view.live) status = `Live, ply ${view.ply}: ${names[view.to_move]} (${view.seats[view.to_move]}) to move`;
+  else if (view.replay) status = `Replay, ply ${view.ply}: ${view.result ? view.result.termination : "..."}`;
   $("status").textContent = status;
-  $("replay-nav").hidden = !view.replay;
+  $("replay-nav").hidden = !view.replay || view.live;
   $("status").dataset.result = view.result ? view.result.termination : "";
   const moves = $("moves");
   moves.innerHTML = "";
@@ -290,7 +295,7 @@ $("game").addEventListener("change", fillSeats);
 $("takeback").onclick = () => send({ type: "takeback" });
 $("watch").onchange = () => { watching = $("watch").value || null; if (watching) send({ type: "watch", tournament: watching }); };
 setInterval(() => { if (watching && socket.readyState === 1) send({ type: "watch", tournament: watching }); }, 3000);
-const step = (delta) => send({ type: "replay", tournament: watching, index: replayGame, ply: Math.max(0, view.ply + delta) });
+const step = (delta) => send({ type: "replay", tournament: watching, id: replayGame, ply: Math.max(0, view.ply + delta) });
 $("back").onclick = () => step(-1);
 $("forward").onclick = () => step(1);
 $("flip").onclick = () => { flipped = !flipped; if (view) draw(); };
