@@ -3,7 +3,7 @@ The native rules engines, encoders and vector environments of chess_envs.
 """
 
 from collections.abc import Sequence
-from typing import Annotated, Final
+from typing import Annotated, Final, overload
 
 import numpy
 from numpy.typing import NDArray
@@ -297,6 +297,17 @@ class EvaluationCache:
     OVERHEAD: Final[int] = ...
     """(arg: object, /) -> int"""
 
+MATE_PLAYS_PER_SIMULATION: int = 4000
+
+@overload
+def forced_wins(game: ChessGame, moves: int, budget: int) -> tuple: ...
+
+@overload
+def forced_wins(game: LosAlamosGame, moves: int, budget: int) -> tuple:
+    """
+    (the actions that force a win within `moves` moves, moves played, whether the budget sufficed: False means some move may win unseen): the search's root mate probe, on its own.
+    """
+
 class ChessSearchTree:
     """
     One game's search tree; it keeps its game alive and walks it with apply/undo during a search.
@@ -316,6 +327,22 @@ class ChessSearchTree:
     @property
     def at_root(self) -> bool:
         """Whether the game is still at the tree's root position."""
+
+    @property
+    def forced(self) -> object:
+        """
+        The root's forced win the last search's mate probe found (its action), else None.
+        """
+
+    @property
+    def forced_plies(self) -> int:
+        """Plies to mate along `forced`."""
+
+    @property
+    def budget(self) -> int:
+        """
+        Simulations left to the tree in the search under way (after begin(): its budget less the probe's cost).
+        """
 
     @property
     def in_search(self) -> bool:
@@ -341,7 +368,7 @@ class ChessSearch:
     Batched PUCT search over trees of one game, a wave at a time. Not thread-safe: one search, its trees and their games serve one thread (another search is refused their trees: InUseError).
     """
 
-    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, c_puct_init: float, c_puct_base: float, fpu_reduction: float, has_root_fpu: bool, root_fpu: float, virtual_loss: float, leaves_per_tree: int, gumbel_c_visit: float, gumbel_c_scale: float, threads: int = 1) -> None: ...
+    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, c_puct_init: float, c_puct_base: float, fpu_reduction: float, has_root_fpu: bool, root_fpu: float, virtual_loss: float, leaves_per_tree: int, gumbel_c_visit: float, gumbel_c_scale: float, threads: int = 1, mate_depth: int = 0) -> None: ...
 
     def expand_roots(self, trees: Sequence[ChessSearchTree], num_actions: int, planes: object) -> int:
         """
@@ -399,6 +426,22 @@ class LosAlamosSearchTree:
         """Whether the game is still at the tree's root position."""
 
     @property
+    def forced(self) -> object:
+        """
+        The root's forced win the last search's mate probe found (its action), else None.
+        """
+
+    @property
+    def forced_plies(self) -> int:
+        """Plies to mate along `forced`."""
+
+    @property
+    def budget(self) -> int:
+        """
+        Simulations left to the tree in the search under way (after begin(): its budget less the probe's cost).
+        """
+
+    @property
     def in_search(self) -> bool:
         """Whether a search holds the tree."""
 
@@ -422,7 +465,7 @@ class LosAlamosSearch:
     Batched PUCT search over trees of one game, a wave at a time. Not thread-safe: one search, its trees and their games serve one thread (another search is refused their trees: InUseError).
     """
 
-    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, c_puct_init: float, c_puct_base: float, fpu_reduction: float, has_root_fpu: bool, root_fpu: float, virtual_loss: float, leaves_per_tree: int, gumbel_c_visit: float, gumbel_c_scale: float, threads: int = 1) -> None: ...
+    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, c_puct_init: float, c_puct_base: float, fpu_reduction: float, has_root_fpu: bool, root_fpu: float, virtual_loss: float, leaves_per_tree: int, gumbel_c_visit: float, gumbel_c_scale: float, threads: int = 1, mate_depth: int = 0) -> None: ...
 
     def expand_roots(self, trees: Sequence[LosAlamosSearchTree], num_actions: int, planes: object) -> int:
         """
@@ -480,6 +523,22 @@ class FourPlayerSearchTree:
         """Whether the game is still at the tree's root position."""
 
     @property
+    def forced(self) -> object:
+        """
+        The root's forced win the last search's mate probe found (its action), else None.
+        """
+
+    @property
+    def forced_plies(self) -> int:
+        """Plies to mate along `forced`."""
+
+    @property
+    def budget(self) -> int:
+        """
+        Simulations left to the tree in the search under way (after begin(): its budget less the probe's cost).
+        """
+
+    @property
     def in_search(self) -> bool:
         """Whether a search holds the tree."""
 
@@ -503,7 +562,7 @@ class FourPlayerSearch:
     Batched PUCT search over trees of one game, a wave at a time. Not thread-safe: one search, its trees and their games serve one thread (another search is refused their trees: InUseError).
     """
 
-    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, c_puct_init: float, c_puct_base: float, fpu_reduction: float, has_root_fpu: bool, root_fpu: float, virtual_loss: float, leaves_per_tree: int, gumbel_c_visit: float, gumbel_c_scale: float, threads: int = 1) -> None: ...
+    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, c_puct_init: float, c_puct_base: float, fpu_reduction: float, has_root_fpu: bool, root_fpu: float, virtual_loss: float, leaves_per_tree: int, gumbel_c_visit: float, gumbel_c_scale: float, threads: int = 1, mate_depth: int = 0) -> None: ...
 
     def expand_roots(self, trees: Sequence[FourPlayerSearchTree], num_actions: int, planes: object) -> int:
         """

@@ -51,6 +51,9 @@ InUseError: type[RuntimeError] = core.InUseError
 thread, a game or search tree held by a running search, an MCTS searching for another thread.
 A subclass of RuntimeError."""
 
+MATE_PLAYS_PER_SIMULATION: int = core.MATE_PLAYS_PER_SIMULATION
+"""moves played by the search's mate probe that count as one simulation of its budget"""
+
 TERMINATIONS: tuple[Termination | None, ...] = tuple(Termination(name) if name else None for name in core.TERMINATIONS)
 
 

@@ -34,6 +34,13 @@ class SelfPlaySection:
     temperature_plies: int = arg(10, "plies per game played by sampling visits (temperature 1), then argmax", low=0)
     max_plies: int = arg(200, "a self-play game this long is stopped and scored a draw", low=1)
     gumbel: bool = arg(False, "Gumbel root search (sequential halving) instead of PUCT at the root")
+    mate_depth: int = arg(
+        2,
+        "two-player games: forced wins within this many moves found by the root's mate probe are played at once "
+        "and are the whole policy target (its cost comes off the simulations)",
+        low=0,
+        high=5,
+    )
     value_target_q: float = arg(
         0.0,
         "share of the search's root value in the value target, the rest the game's outcome (two players)",
@@ -192,6 +199,7 @@ def self_play_search(args: AlphaZeroConfig, teacher: bool = False) -> MCTSConfig
         dirichlet_alpha=args.dirichlet_alpha,
         dirichlet_fraction=args.dirichlet_fraction,
         gumbel=args.gumbel,
+        mate_depth=args.mate_depth,
         cache_mb=0.0 if teacher else 64.0,
         planes="uint8",
     )

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from agents.alphazero.checkpoint import load_network
-from agents.alphazero.mcts_config import MCTSConfig
+from agents.alphazero.mcts_config import MAX_MATE_DEPTH, MCTSConfig
 from agents.alphazero.network import AlphaZeroNet, fused_for_inference, resolve_device
 from agents.alphazero.onnx import OnnxEvaluator
 from agents.alphazero.search_agent import SearchAgent
@@ -75,8 +75,10 @@ class AlphaZeroAgent(SearchAgent):
     """PUCT search guided by a trained network; deterministic at temperature 0 (the default).
 
     Options: ``sims`` (simulations per move, up to 100,000), ``temperature``, ``device``,
-    ``gumbel``, ``seed``, ``leaves`` (per wave, up to 256) and ``cache_mb`` (memory for network
-    outputs of positions seen again, default 256; :meth:`reset` empties it).
+    ``gumbel``, ``seed``, ``leaves`` (per wave, up to 256), ``cache_mb`` (memory for network
+    outputs of positions seen again, default 256; :meth:`reset` empties it) and ``mate`` (the
+    root's forced wins searched for first, up to this many moves: default 3, 0 off; its cost comes
+    off the simulations, :attr:`MCTSConfig.mate_depth`).
     """
 
     evaluator: NetworkEvaluator | OnnxEvaluator
@@ -93,6 +95,7 @@ class AlphaZeroAgent(SearchAgent):
         network: AlphaZeroNet | None = None,
         leaves: int | str = 8,
         cache_mb: float | str = 256.0,
+        mate: int | str = 3,
     ) -> None:
         self.name = "alphazero"
         self.device = resolve_device(device)
@@ -101,6 +104,7 @@ class AlphaZeroAgent(SearchAgent):
             gumbel=bool(int_option(gumbel, "gumbel", minimum=0, maximum=1)),
             leaves_per_tree=int_option(leaves, "leaves", minimum=1, maximum=256),
             cache_mb=float_option(cache_mb, "cache_mb", 0.0, 65_536.0),
+            mate_depth=int_option(mate, "mate", minimum=0, maximum=MAX_MATE_DEPTH),
             planes="uint8",
         )
         temperature = float_option(temperature, "temperature", 0.0, 100.0)

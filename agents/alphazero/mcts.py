@@ -86,6 +86,11 @@ class SearchTree:
         index = self._native.root
         return NodeView(self._native, index, self._state.num_players) if index >= 0 else None
 
+    @property
+    def forced(self) -> int | None:
+        """The forced win the last search's mate probe found at the root (its action), else None."""
+        return self._native.forced if self._native.at_root else None
+
     def advance(self, action: int) -> None:
         """Play ``action`` and keep its subtree as the new root (tree reuse)."""
         self._state.apply(action)
@@ -182,13 +187,14 @@ class MCTS:
                     noise = rng.dirichlet([config.dirichlet_alpha] * handle.root_size)
                     search.mix_noise(handle, noise, config.dirichlet_fraction)
         live = search.begin(handles, budget)
+        budgets = [handle.budget for handle in handles]  # less what the mate probe cost
         if config.gumbel:
-            for handle, is_live in zip(handles, live):
+            for handle, is_live, left in zip(handles, live, budgets):
                 if is_live:
-                    search.start_gumbel(handle, rng.gumbel(size=handle.root_size), budget, config.gumbel_considered)
+                    search.start_gumbel(handle, rng.gumbel(size=handle.root_size), left, config.gumbel_considered)
         # The last collect() lets the trees and their games go: the answers are read before it, once
         # every live tree has spent its budget, so no other thread can move a game under them.
-        output, expected, done = None, budget * sum(live), 0
+        output, expected, done = None, sum(budgets), 0
         while True:
             if output is None and done >= expected:
                 output = self._output(search, trees, temps, rng)
@@ -243,6 +249,7 @@ class MCTS:
             gumbel_c_visit=config.gumbel_c_visit,
             gumbel_c_scale=config.gumbel_c_scale,
             threads=config.threads,
+            mate_depth=config.mate_depth,
         )
 
     def _planes_for(self, state: GameState, rows: int) -> np.ndarray:

@@ -14,6 +14,8 @@ from chess_envs.core import GameState
 
 MAX_THREADS = 256
 """the most threads a native search descends trees with"""
+MAX_MATE_DEPTH = 5
+"""the longest forced win (in moves) the root's mate probe may look for"""
 
 Evaluator = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 """planes ``[B, C, H, W]`` (float32, or uint8 with ``MCTSConfig.planes="uint8"``) -> (logits
@@ -56,6 +58,11 @@ class MCTSConfig:
     """actions considered at the root by the Gumbel search"""
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 1.0
+    mate_depth: int = 3
+    """two-player games: before the simulations, the root's forced wins within this many moves are
+    searched for exhaustively (0: not); one found is played at once, and the moves the probe played
+    come off the budget (:data:`~agents.alphazero.mate_probe.PLAYS_PER_SIMULATION` a simulation, at
+    most a quarter of it)"""
     threads: int = 1
     """trees the native search descends in parallel in each wave (same results as 1: each tree is
     walked by one thread, its leaves queued in order); pays off when the search, not the network,
@@ -67,6 +74,8 @@ class MCTSConfig:
     def __post_init__(self) -> None:
         if not 1 <= self.threads <= MAX_THREADS:
             raise ValueError(f"threads must be in [1, {MAX_THREADS}], got {self.threads}")
+        if not 0 <= self.mate_depth <= MAX_MATE_DEPTH:
+            raise ValueError(f"mate_depth must be in [0, {MAX_MATE_DEPTH}], got {self.mate_depth}")
         if self.planes not in ("float32", "uint8"):
             raise ValueError(f"planes must be float32 or uint8, got {self.planes!r}")
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from agents.alphazero.mate_probe import PLAYS_PER_SIMULATION, probe_root
 from agents.alphazero.mcts_config import (
     Evaluator,
     MCTSConfig,
@@ -148,6 +149,8 @@ class PythonSearchTree:
         self._candidates: np.ndarray | None = None
         self._phase_visits = 0
         self._phase_target = 0.0
+        self.forced: int | None = None
+        """the forced win the last search's mate probe found at the root (its action), else None"""
 
     @property
     def state(self) -> GameState:
@@ -170,7 +173,7 @@ class PythonSearchTree:
                 child = self.root.children[int(index[0])]
         self._state.apply(action)
         self.root = child
-        self._gumbel = self._candidates = None
+        self._gumbel = self._candidates = self.forced = None
 
 
 class _Pending:
@@ -227,6 +230,8 @@ class PythonMCTS:
                 weights.append(self._improved_policy(tree).astype(np.float32))
                 action = self._choose(tree, float(temps[i]))
                 root_values[i], scores[i] = root_statistics(root, int(np.flatnonzero(root.actions == action)[0]))
+                if tree.forced is not None:  # a proven win for the mover
+                    root_values[i] = scores[i] = 1.0
                 chosen.append(action)
                 counts.append(root.visits.copy())
             return PolicyOutput(
@@ -259,11 +264,20 @@ class PythonMCTS:
         """Run ``simulations`` (default: the config's) simulations in every tree."""
         budget = self.config.simulations if simulations is None else simulations
         self._expand_roots(trees)
-        remaining = {id(tree): budget for tree in trees if not tree.node.terminal and len(tree.node.actions)}
+        remaining = {}
+        for tree in trees:
+            tree.forced, root = None, tree.node
+            if root.terminal or not len(root.actions):
+                continue
+            plays, depth = 0, self.config.mate_depth
+            if depth and self.num_players == 2:
+                tree.forced, _, plays = probe_root(tree.state, root.actions, root.priors, depth, budget)
+            if tree.forced is None:
+                remaining[id(tree)] = budget - plays // PLAYS_PER_SIMULATION
         live = [tree for tree in trees if id(tree) in remaining]
         for tree in live:
             if self.config.gumbel:
-                self._start_gumbel(tree, budget)
+                self._start_gumbel(tree, remaining[id(tree)])
         while live:
             pending: list[_Pending] = []
             for tree in live:
@@ -457,6 +471,8 @@ class PythonMCTS:
         """The training target over the root's legal actions: visit shares (PUCT), or the
         softmax of logits plus the scaled completed Q-values (Gumbel)."""
         root = tree.node
+        if tree.forced is not None:  # a proven win: all of the target on it
+            return (root.actions == tree.forced).astype(np.float64)
         if self.config.gumbel and root.logits is not None:
             q = np.where(root.visits > 0, root.q(), root.value[root.player])
             score = np.log(np.maximum(root.priors, 1e-12)) + self._sigma(root, q)
@@ -468,6 +484,8 @@ class PythonMCTS:
     def _choose(self, tree: PythonSearchTree, temperature: float = 0.0) -> int:
         """The move to play: Gumbel's pick, the most visited (temperature 0), or a sample ∝ N^(1/T)."""
         root = tree.node
+        if tree.forced is not None:
+            return tree.forced
         if self.config.gumbel and tree._candidates is not None:
             score = tree._gumbel + np.log(np.maximum(root.priors, 1e-12)) + self._sigma(root, root.q())
             return int(root.actions[tree._candidates[np.argmax(score[tree._candidates])]])

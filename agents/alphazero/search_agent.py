@@ -100,6 +100,8 @@ class SearchAgent(AgentBase):
             )
             if report is not None:
                 report(thought)
+            if tree.forced is not None:  # the mate probe proved a win: no search needed
+                return thought
             if (stop is not None and stop()) or (nodes is not None and searched >= nodes):
                 return thought
             if limits.seconds is not None and thought.seconds >= limits.seconds:

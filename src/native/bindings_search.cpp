@@ -102,6 +102,15 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
         .def_prop_ro("root_size", [](const T& t) { return t.has_root() ? t.node(t.root()).count : -1; })
         .def_prop_ro("at_root", &T::at_root, "Whether the game is still at the tree's root position.")
         .def_prop_ro(
+            "forced",
+            [](const T& t) -> nb::object { return t.forced >= 0 ? nb::object(nb::int_(t.forced)) : nb::none(); },
+            "The root's forced win the last search's mate probe found (its action), else None.")
+        .def_prop_ro(
+            "forced_plies", [](const T& t) { return t.forced_plies; }, "Plies to mate along `forced`.")
+        .def_prop_ro(
+            "budget", [](const T& t) { return t.remaining; },
+            "Simulations left to the tree in the search under way (after begin(): its budget less the probe's cost).")
+        .def_prop_ro(
             "in_search", [](const T& t) { return t.owner() != nullptr; }, "Whether a search holds the tree.")
         .def("reroot", &T::reroot, "action"_a,
              "After `action` was played on the game: keep its subtree as the tree if the game is there, else start "
@@ -146,7 +155,8 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
             "__init__",
             [](S* self, int num_players, std::shared_ptr<Cache> cache, int planes_size, int num_actions,
                double c_puct_init, double c_puct_base, double fpu_reduction, bool has_root_fpu, double root_fpu,
-               double virtual_loss, int leaves_per_tree, double gumbel_c_visit, double gumbel_c_scale, int threads) {
+               double virtual_loss, int leaves_per_tree, double gumbel_c_visit, double gumbel_c_scale, int threads,
+               int mate_depth) {
                 Config c;
                 c.c_puct_init = c_puct_init;
                 c.c_puct_base = c_puct_base;
@@ -158,11 +168,12 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
                 c.gumbel_c_visit = gumbel_c_visit;
                 c.gumbel_c_scale = gumbel_c_scale;
                 c.threads = threads;
+                c.mate_depth = mate_depth;
                 new (self) S(c, num_players, std::move(cache), planes_size, num_actions);
             },
             "num_players"_a, "cache"_a, "planes_size"_a, "num_actions"_a, "c_puct_init"_a, "c_puct_base"_a,
             "fpu_reduction"_a, "has_root_fpu"_a, "root_fpu"_a, "virtual_loss"_a, "leaves_per_tree"_a,
-            "gumbel_c_visit"_a, "gumbel_c_scale"_a, "threads"_a = 1)
+            "gumbel_c_visit"_a, "gumbel_c_scale"_a, "threads"_a = 1, "mate_depth"_a = 0)
         .def(
             "expand_roots",
             [](S& s, const std::vector<T*>& trees, int num_actions, nb::handle planes) {
@@ -247,6 +258,7 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
                     double score = std::nan("");  // the edge's mean value, once Python has sampled it
                     for (std::size_t e = a; e < b; ++e)
                         if (t.action[e] == choice) score = t.visits[e] > 0 ? t.values[e] / t.visits[e] : root;
+                    if (t.forced >= 0) root = score = 1.0;  // a proven win for the mover
                     actions.insert(actions.end(), t.action.begin() + std::ptrdiff_t(a),
                                    t.action.begin() + std::ptrdiff_t(b));
                     visits.insert(visits.end(), t.visits.begin() + std::ptrdiff_t(a),
@@ -271,6 +283,30 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
             "(float32; NaN where the choice is -1)).");
 }
 
+// The mate probe on its own (tests and benchmarks): every legal move of the game's mover that
+// forces a win within `moves` moves, with the moves the probe played.
+template <class G>
+void bind_forced_wins(nb::module_& m) {
+    m.def(
+        "forced_wins",
+        [](G& game, int moves, long budget) {
+            if (moves < 1 || moves > Config::MAX_MATE_DEPTH)
+                throw std::invalid_argument("moves must be in [1, " + std::to_string(Config::MAX_MATE_DEPTH) + "]");
+            if (budget < 0) throw std::invalid_argument("the budget must be >= 0");
+            if (game.holds().held()) throw InUse("in use: a search holds this game");
+            std::vector<std::int64_t> actions(std::size_t(game.num_moves()) + 1), wins;
+            std::vector<std::uint32_t> codes(actions.size());
+            int count = game.legal_with_moves(actions.data(), codes.data());
+            MateProbe<G> probe(game, budget);
+            for (int i = 0; i < count; ++i)
+                if (probe.wins_with(codes[std::size_t(i)], moves)) wins.push_back(actions[std::size_t(i)]);
+            return nb::make_tuple(wins, probe.plays(), probe.plays() < budget);
+        },
+        "game"_a, "moves"_a, "budget"_a,
+        "(the actions that force a win within `moves` moves, moves played, whether the budget sufficed: "
+        "False means some move may win unseen): the search's root mate probe, on its own.");
+}
+
 }  // namespace
 
 void chess_envs::bindings::bind_search(nb::module_& m) {
@@ -281,6 +317,9 @@ void chess_envs::bindings::bind_search(nb::module_& m) {
         .def("__len__", &Cache::size)
         .def("clear", &Cache::clear)
         .def_ro_static("OVERHEAD", &Cache::OVERHEAD);
+    m.attr("MATE_PLAYS_PER_SIMULATION") = Config::PLAYS_PER_SIMULATION;
+    bind_forced_wins<Game<StandardChess>>(m);
+    bind_forced_wins<Game<LosAlamos>>(m);
     bind_search_for<Game<StandardChess>>(m, "ChessSearchTree", "ChessSearch");
     bind_search_for<Game<LosAlamos>>(m, "LosAlamosSearchTree", "LosAlamosSearch");
     bind_search_for<four::FourGame>(m, "FourPlayerSearchTree", "FourPlayerSearch");

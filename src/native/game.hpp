@@ -253,6 +253,7 @@ class Game {
     }
     int num_moves() { return legal().size; }
     void play_index(int i) { play(legal().moves[i]); }
+    bool in_check() const { return pos_.in_check(); }
 
     // Observation planes for `player` into `out` (num_planes() * N * N floats).
     template <class T>

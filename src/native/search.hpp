@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "in_use.hpp"
+#include "mate.hpp"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -42,9 +43,16 @@ struct Config {
     int leaves_per_tree = 8;
     double gumbel_c_visit = 50.0;
     double gumbel_c_scale = 1.0;
-    int threads = 1;  // trees descended in parallel during collect()
+    int threads = 1;     // trees descended in parallel during collect()
+    int mate_depth = 0;  // two-player games: the root's forced wins within this many moves are searched for first
 
-    static constexpr int MAX_THREADS = 256, MAX_LEAVES = 4096;
+    static constexpr int MAX_THREADS = 256, MAX_LEAVES = 4096, MAX_MATE_DEPTH = 5;
+    // What the mate probe costs: this many moves played count as one simulation of the budget, and
+    // it may spend at most a quarter of the budget. On this project's CPU a simulation of the
+    // shipped networks takes as long as 6,000 (Los Alamos) to 25,000 (chess) probe moves
+    // (benchmarks/mate_probe.py measures it); 4,000 overcharges the probe.
+    static constexpr long PLAYS_PER_SIMULATION = 4000;
+    static constexpr long MATE_GROWTH = 20;  // a probe one move deeper is expected to cost this many times more
 
     // Every setting finite and in its range (a NaN would break the orderings the search sorts by).
     void check() const {
@@ -57,6 +65,8 @@ struct Config {
             throw std::invalid_argument("leaves_per_tree must be in [1, " + std::to_string(MAX_LEAVES) + "]");
         if (threads < 1 || threads > MAX_THREADS)
             throw std::invalid_argument("threads must be in [1, " + std::to_string(MAX_THREADS) + "]");
+        if (mate_depth < 0 || mate_depth > MAX_MATE_DEPTH)
+            throw std::invalid_argument("mate_depth must be in [0, " + std::to_string(MAX_MATE_DEPTH) + "]");
     }
 };
 
@@ -220,6 +230,11 @@ class Tree {
     double phase_target = 0;
     int remaining = 0;
 
+    // The root's proven win found by the mate probe of the last begin(): its action (-1: none) and
+    // the plies to mate along it. The search then spends no simulation and chooses it.
+    std::int64_t forced = -1;
+    int forced_plies = 0;
+
     int add_node(const Node& proto, const std::int64_t* actions, const std::uint32_t* moves, int count,
                  const float* logits) {
         Node node = proto;
@@ -288,6 +303,8 @@ class Tree {
   private:
     void replace_nodes(Tree& fresh) {
         gumbel_active = false;
+        forced = -1;
+        forced_plies = 0;
         gumbel.clear();
         candidates.clear();
         nodes_ = std::move(fresh.nodes_);
@@ -418,7 +435,9 @@ class Search {
     }
 
     // Give every tree with a live root `budget` simulations; returns each tree's liveness. The trees'
-    // roots must be at their games' positions (expand_roots() first).
+    // roots must be at their games' positions (expand_roots() first). With mate_depth, the root's
+    // forced wins are searched for first (probe_root): a tree with one found is not live, and what
+    // the probe cost is taken from the tree's budget (its `remaining`).
     std::vector<bool> begin(const std::vector<Tree<G>*>& trees, int budget) {
         require_no_wave("begin");
         check_trees(trees);
@@ -434,15 +453,50 @@ class Search {
         for (Tree<G>* tree : trees) {
             const Node& r = tree->node(tree->root());
             bool live = !r.terminal && r.count > 0;
-            flags.push_back(live);
             tree->gumbel_active = false;  // start_gumbel() turns it on for this search
+            tree->forced = -1;
+            tree->forced_plies = 0;
+            tree->remaining = live ? budget : 0;
+            if (live) tree->remaining -= int(probe_root(*tree, budget) / Config::PLAYS_PER_SIMULATION);
+            live = live && tree->forced < 0;
+            flags.push_back(live);
             if (live) {
-                tree->remaining = budget;
                 hold(tree);
                 live_.push_back(tree);
+            } else {
+                tree->remaining = 0;
             }
         }
         return flags;
+    }
+
+    // The mate probe at a live root (two-player games, mate_depth > 0): a win in 1, then 2, ... up
+    // to mate_depth moves, among the root moves whose prior is not zero (a restricted root's);
+    // sets the tree's `forced` on success. A depth is not tried when the one before it cost more
+    // than a twentieth of what is left (each move deeper costs about the branching factor more).
+    // Returns the moves it played.
+    long probe_root(Tree<G>& tree, int budget) {
+        if constexpr (!HasMateProbe<G>::value) {
+            return 0;
+        } else {
+            if (config_.mate_depth == 0 || players_ != 2) return 0;
+            const Node& r = tree.node(tree.root());
+            const long cap = long(budget) * Config::PLAYS_PER_SIMULATION / 4;
+            MateProbe<G> probe(tree.game(), cap);
+            long last = 0;  // the plays before the depth being tried
+            for (int n = 1; n <= config_.mate_depth && tree.forced < 0; ++n) {
+                if (n > 1 && (probe.plays() - last) * Config::MATE_GROWTH > cap - probe.plays()) break;
+                last = probe.plays();
+                for (int k = 0; k < r.count; ++k) {
+                    std::size_t e = std::size_t(r.first + k);
+                    if (tree.prior[e] <= 0.0 || !probe.wins_with(tree.move[e], n)) continue;
+                    tree.forced = tree.action[e];
+                    tree.forced_plies = 2 * n - 1;
+                    break;
+                }
+            }
+            return probe.plays();
+        }
     }
 
     // One wave: descend the live trees; returns the rows to evaluate, or -1 when every tree is done
@@ -596,6 +650,11 @@ class Search {
     std::vector<double> improved_policy(Tree<G>& tree, bool gumbel) const {
         const Node& r = searched_root(tree, "a policy");
         std::vector<double> out(std::size_t(r.count));
+        if (tree.forced >= 0) {  // a proven win: all of the target on it
+            for (int k = 0; k < r.count; ++k)
+                out[std::size_t(k)] = tree.action[std::size_t(r.first + k)] == tree.forced;
+            return out;
+        }
         if (gumbel && r.has_logits) {
             double fill = r.value[std::size_t(r.player)];
             std::vector<double> q(out.size());
@@ -626,6 +685,7 @@ class Search {
     // visited when `greedy`, else -1 (Python samples by visit counts).
     std::int64_t choose(Tree<G>& tree, bool greedy) const {
         const Node& r = searched_root(tree, "a move");
+        if (tree.forced >= 0) return tree.forced;
         if (tree.gumbel_active) {
             std::vector<double> score = gumbel_scores(tree, r);
             int best = tree.candidates[0];

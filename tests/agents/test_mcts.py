@@ -61,12 +61,14 @@ def puzzles(game: str, categories: tuple[str, ...]) -> list[dict]:
 @pytest.mark.parametrize("category, simulations", [("mate1", 300), ("mate2", 8000)])
 def test_uniform_network_finds_mates_for_both_sides(game, category, simulations):
     # With no value knowledge, first-play urgency below the root must not penalise unseen moves
-    # (fpu_reduction=0): the search then finds mates from terminal values alone.
+    # (fpu_reduction=0): the search then finds mates from terminal values alone (the simulations
+    # themselves: the root's mate probe is off).
     cases = puzzles(game, (category,))
     assert {case["side"] for case in cases} == {"w", "b"}
     for case in cases:
         state = new_state(game, case["fen"])
-        mcts = MCTS(uniform(state.num_actions), 2, MCTSConfig(simulations=simulations, fpu_reduction=0.0))
+        config = MCTSConfig(simulations=simulations, fpu_reduction=0.0, mate_depth=0)
+        mcts = MCTS(uniform(state.num_actions), 2, config)
         tree = SearchTree(state)
         move = state.action_to_move(int(mcts.policy([tree], rng()).action[0]))
         assert move in case["solutions"], (case["id"], move)
@@ -75,7 +77,7 @@ def test_uniform_network_finds_mates_for_both_sides(game, category, simulations)
 @pytest.mark.parametrize("fen, winner", [("3k2/6/3K2/6/6/Q5 w - - 0 1", 0), ("q5/6/6/3k2/6/3K2 b - - 0 1", 1)])
 def test_value_signs_are_right_for_both_sides(fen, winner):
     state = new_state("los_alamos", fen)
-    mcts = MCTS(uniform(state.num_actions), 2, MCTSConfig(simulations=200, fpu_reduction=0.0))
+    mcts = MCTS(uniform(state.num_actions), 2, MCTSConfig(simulations=200, fpu_reduction=0.0, mate_depth=0))
     tree = SearchTree(state)
     output = mcts.policy([tree], rng())
     root = tree.root

@@ -7,16 +7,23 @@ every difference is a difference of the algorithms.
 
 from __future__ import annotations
 
+import json
 import random
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from agents.alphazero.mate_probe import PLAYS_PER_SIMULATION, MateProbe
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
 from agents.alphazero.mcts_config import PolicyOutput, quantize_planes
 from agents.alphazero.python_mcts import PythonMCTS, PythonSearchTree
+from chess_envs.native import core
 from chess_envs.registry import new_state
+
+forced_wins = core.forced_wins
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference" / "puzzles"
 
 PLAYERS = {"los_alamos": 2, "chess": 2, "four_player": 4}
 
@@ -127,12 +134,77 @@ def test_per_tree_temperatures_match_the_python_search(config):
     ],
 )
 def test_solver_proofs_match_the_python_search(game, text):
-    play_both(game, MCTSConfig(simulations=400, fpu_reduction=0.0), [text], moves=2, temperature=0.0)
+    config = MCTSConfig(simulations=400, fpu_reduction=0.0, mate_depth=0)  # the MCTS-solver's proof, not the probe's
+    play_both(game, config, [text], moves=2, temperature=0.0)
     tree = SearchTree(new_state(game, text))
-    mcts = MCTS(hashed(new_state(game).num_actions, 1), 2, MCTSConfig(simulations=400, fpu_reduction=0.0))
+    mcts = MCTS(hashed(new_state(game).num_actions, 1), 2, config)
     output = mcts.policy([tree], np.random.default_rng(0))
     assert tree.root.proven is not None and tree.root.proven[tree.root.player] == 1.0
     assert output.score[0] == 1.0, "the chosen move is the proven win"
+
+
+MATES = {
+    game: [json.loads(line) for line in (REFERENCE / f"{game}_public.jsonl").read_text().splitlines()
+           if '"category": "mate' in line]
+    for game in ("chess", "los_alamos")
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("game", MATES)
+def test_the_mate_probe_finds_the_engines_solutions_and_matches_the_python_probe(game):
+    """Every first move that forces mate within N (N = 1, 2, 3), as the engine found them: the
+    native probe and the Python one agree move for move, to the count of moves played."""
+    for puzzle in MATES[game]:
+        state = new_state(game, puzzle["fen"])
+        wins, plays, complete = forced_wins(state._game, puzzle["mate_in"], 10**7)
+        probe = MateProbe(state, 10**7)
+        assert [int(a) for a in state.legal_actions() if probe.wins_with(int(a), puzzle["mate_in"])] == wins
+        assert probe.plays == plays and complete and state.to_text() == puzzle["fen"], "the game is back"
+        assert sorted(state.action_to_move(a) for a in wins) == sorted(puzzle["solutions"]), puzzle["id"]
+        if puzzle["mate_in"] > 1:  # and no shorter mate: the probe does not see one either
+            assert forced_wins(state._game, puzzle["mate_in"] - 1, 10**7)[0] == []
+
+
+def test_the_mate_probe_stops_at_its_budget_and_then_claims_nothing():
+    puzzle = next(p for p in MATES["chess"] if p["mate_in"] == 3)
+    state = new_state("chess", puzzle["fen"])
+    full = forced_wins(state._game, 3, 10**7)[1]
+    wins, plays, complete = forced_wins(state._game, 3, full // 2)
+    assert plays == full // 2 and not complete and set(wins) <= set(forced_wins(state._game, 3, 10**7)[0])
+    with pytest.raises(ValueError, match="moves must be in"):
+        forced_wins(state._game, 0, 100)
+
+
+@pytest.mark.parametrize("game", MATES)
+def test_a_probed_mate_is_played_at_once_and_is_the_whole_policy_target(game):
+    """A mate in 2 or 3 found by the root's probe: no simulation is spent, the move is the proven
+    win, the training target is all on it and the score is a win; the Python search agrees."""
+    puzzles = [p for p in MATES[game] if p["mate_in"] > 1]
+    config = MCTSConfig(simulations=200, leaves_per_tree=4)
+    play_both(game, config, [p["fen"] for p in puzzles[:6]], moves=1, temperature=1.0)
+    evaluate = hashed(new_state(game).num_actions, 1)
+    for puzzle in puzzles:
+        mcts, tree = MCTS(evaluate, 2, config), SearchTree(new_state(game, puzzle["fen"]))
+        output = mcts.policy([tree], np.random.default_rng(0), temperature=1.0)
+        move = tree.state.action_to_move(int(output.action[0]))
+        assert tree.forced == output.action[0] and move in puzzle["solutions"], puzzle["id"]
+        assert mcts.simulations_done == 0 and mcts.network_evaluations == 1 and output.score[0] == 1.0
+        assert output.action_weights[0][output.legal_actions[0] == output.action[0]] == 1.0
+        assert output.action_weights[0].sum() == 1.0
+
+
+def test_without_a_mate_the_probe_costs_simulations_as_the_python_search_counts_them():
+    """No forced win within 3 moves: what the probe played comes off the budget, in both searches."""
+    config = MCTSConfig(simulations=24, leaves_per_tree=4)
+    text = positions("chess", 1, seed=5)[0]
+    state = new_state("chess", text)
+    played = forced_wins(state._game, 1, 10**7)[1] + forced_wins(state._game, 2, 10**7)[1]
+    cap = 24 * PLAYS_PER_SIMULATION // 4
+    assert played < cap < played + forced_wins(state._game, 3, 10**7)[1], "the probe runs into its cap at 3 moves"
+    mcts = MCTS(hashed(state.num_actions, 1), 2, config)
+    mcts.policy([SearchTree(state)], np.random.default_rng(0))
+    assert mcts.simulations_done == 24 - cap // PLAYS_PER_SIMULATION
+    play_both("chess", config, [text], moves=1, temperature=0.0)
 
 
 @pytest.mark.parametrize("game", PLAYERS)

@@ -208,7 +208,8 @@ def test_bench_prints_nodes_and_nodes_per_second_as_stockfish_does():
     output = run_lines(engine, ["uci", "bench 32"])
     searched = [line for line in output if line.startswith("Nodes searched")]
     speed = [line for line in output if line.startswith("Nodes/second")]
-    assert searched and int(searched[0].split(":")[1]) >= 4 * 32 and speed and int(speed[0].split(":")[1]) > 0
+    # four positions at 32 simulations each, less what the mate probe cost (at most a quarter)
+    assert searched and int(searched[0].split(":")[1]) >= 3 * 32 and speed and int(speed[0].split(":")[1]) > 0
 
 
 def test_a_proven_mate_is_reported_as_score_mate():

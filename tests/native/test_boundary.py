@@ -648,7 +648,7 @@ def test_a_transposition_along_another_line_is_another_root():
         from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
         state = new_state("chess")
         EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
-        mcts = MCTS(flat, 2, MCTSConfig(simulations=16))
+        mcts = MCTS(flat, 2, MCTSConfig(simulations=16, mate_depth=0))  # every simulation a visit
         for move in ("g1f3", "g8f6", "f3g1", "f6g8"):
             state.apply_move(move)
         tree = SearchTree(state)

@@ -25,7 +25,7 @@ def finished_games(value_target_q: float) -> list:
     self_play = SelfPlay(
         "los_alamos",
         position_dependent_evaluator,
-        MCTSConfig(simulations=12, leaves_per_tree=2, planes="uint8"),
+        MCTSConfig(simulations=12, leaves_per_tree=2, planes="uint8", mate_depth=0),  # root values from the evaluator
         games_in_parallel=3,
         temperature_plies=4,
         max_plies=16,
