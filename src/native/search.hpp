@@ -458,14 +458,12 @@ class Search {
             tree->forced_plies = 0;
             tree->remaining = live ? budget : 0;
             if (live) tree->remaining -= int(probe_root(*tree, budget) / Config::PLAYS_PER_SIMULATION);
-            live = live && tree->forced < 0;
+            const bool forced = tree->forced >= 0;
+            live = live && !forced;
             flags.push_back(live);
-            if (live) {
-                hold(tree);
-                live_.push_back(tree);
-            } else {
-                tree->remaining = 0;
-            }
+            if (live || forced) hold(tree);  // a forced tree is held too, until its answer is read
+            if (live) live_.push_back(tree);
+            else tree->remaining = 0;
         }
         return flags;
     }

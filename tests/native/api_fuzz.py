@@ -28,6 +28,7 @@ import numpy as np
 
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
 from chess_envs import InUseError
+from chess_envs.native import core
 from chess_envs.registry import new_state
 from chess_envs.vector_env import GameVectorEnv
 
@@ -367,6 +368,15 @@ class Harness:
         else:
             state._game.perft(self.rng.randrange(-1, 3))
 
+    def mate(self) -> None:
+        """The mate probe on its own: any state (held by a search or not), any depth and budget."""
+        state = self.pick(self.states)
+        if state is None or state.game_name == "four_player":
+            return
+        before = state.to_text()
+        core.forced_wins(state._game, self.rng.randrange(-1, 7), self.rng.choice((-5, 0, 10, 500, 5000)))
+        assert state.to_text() == before, "the probe leaves the game as it found it"
+
     def text(self) -> None:
         game = self.rng.choice(GAMES)
         base = self.pick(self.states)
@@ -394,6 +404,7 @@ class Harness:
         "threads": 1.2,
         "perft": 3,
         "text": 3,
+        "mate": 2,
     }
     KINDS = tuple(WEIGHTS)
 
