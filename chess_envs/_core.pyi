@@ -297,7 +297,7 @@ class EvaluationCache:
     OVERHEAD: Final[int] = ...
     """(arg: object, /) -> int"""
 
-MATE_PLAYS_PER_SIMULATION: int = 4000
+MATE_PLAYS_PER_SIMULATION: int = 2000
 
 @overload
 def forced_wins(game: ChessGame, moves: int, budget: int) -> tuple: ...

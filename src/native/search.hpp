@@ -49,9 +49,9 @@ struct Config {
     static constexpr int MAX_THREADS = 256, MAX_LEAVES = 4096, MAX_MATE_DEPTH = 5;
     // What the mate probe costs: this many moves played count as one simulation of the budget, and
     // it may spend at most a quarter of the budget. On this project's CPU a simulation of the
-    // shipped networks takes as long as 6,000 (Los Alamos) to 25,000 (chess) probe moves
-    // (benchmarks/mate_probe.py measures it); 4,000 overcharges the probe.
-    static constexpr long PLAYS_PER_SIMULATION = 4000;
+    // shipped networks at 200 simulations takes as long as 2,466 (Los Alamos) to 4,992 (chess)
+    // probe moves (benchmarks/mate_probe.py measures it): 2,000 overcharges the probe.
+    static constexpr long PLAYS_PER_SIMULATION = 2000;
     static constexpr long MATE_GROWTH = 20;  // a probe one move deeper is expected to cost this many times more
 
     // Every setting finite and in its range (a NaN would break the orderings the search sorts by).

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.alphazero.mate_probe import PLAYS_PER_SIMULATION, MateProbe
+from agents.alphazero.mate_probe import PLAYS_PER_SIMULATION, MateProbe, probe_root
 from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
 from agents.alphazero.mcts_config import PolicyOutput, quantize_planes
 from agents.alphazero.python_mcts import PythonMCTS, PythonSearchTree
@@ -191,27 +191,35 @@ def test_a_probed_mate_is_played_at_once_and_is_the_whole_policy_target(game):
     config = MCTSConfig(simulations=200, leaves_per_tree=4)
     play_both(game, config, [p["fen"] for p in puzzles[:6]], moves=1, temperature=1.0)
     evaluate = hashed(new_state(game).num_actions, 1)
+    found = []
     for puzzle in puzzles:
-        mcts, tree = MCTS(evaluate, 2, config), SearchTree(new_state(game, puzzle["fen"]))
+        state = new_state(game, puzzle["fen"])
+        actions = np.array(state.legal_actions())
+        expected = probe_root(state.copy(), actions, np.ones(len(actions)), 3, 200)[0]  # within its cap or not
+        mcts, tree = MCTS(evaluate, 2, config), SearchTree(state)
         output = mcts.policy([tree], np.random.default_rng(0), temperature=1.0)
-        move = tree.state.action_to_move(int(output.action[0]))
-        assert tree.forced == output.action[0] and move in puzzle["solutions"], puzzle["id"]
+        assert tree.forced == expected, puzzle["id"]
+        if expected is None:
+            continue
+        found.append(puzzle["mate_in"])
+        assert tree.state.action_to_move(int(output.action[0])) in puzzle["solutions"] and output.action[0] == expected
         assert mcts.simulations_done == 0 and mcts.network_evaluations == 1 and output.score[0] == 1.0
         assert output.action_weights[0][output.legal_actions[0] == output.action[0]] == 1.0
         assert output.action_weights[0].sum() == 1.0
+    assert found.count(2) == sum(p["mate_in"] == 2 for p in puzzles) and found.count(3) >= 4
 
 
 def test_without_a_mate_the_probe_costs_simulations_as_the_python_search_counts_them():
     """No forced win within 3 moves: what the probe played comes off the budget, in both searches."""
-    config = MCTSConfig(simulations=24, leaves_per_tree=4)
+    config = MCTSConfig(simulations=48, leaves_per_tree=4)
     text = positions("chess", 1, seed=5)[0]
     state = new_state("chess", text)
     played = forced_wins(state._game, 1, 10**7)[1] + forced_wins(state._game, 2, 10**7)[1]
-    cap = 24 * PLAYS_PER_SIMULATION // 4
+    cap = 48 * PLAYS_PER_SIMULATION // 4
     assert played < cap < played + forced_wins(state._game, 3, 10**7)[1], "the probe runs into its cap at 3 moves"
     mcts = MCTS(hashed(state.num_actions, 1), 2, config)
     mcts.policy([SearchTree(state)], np.random.default_rng(0))
-    assert mcts.simulations_done == 24 - cap // PLAYS_PER_SIMULATION
+    assert mcts.simulations_done == 48 - cap // PLAYS_PER_SIMULATION
     play_both("chess", config, [text], moves=1, temperature=0.0)
 
 
