@@ -41,6 +41,14 @@ def test_settings_are_read_by_name_or_through_their_section() -> None:
         config.simulation  # noqa: B018
 
 
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_preset_is_a_valid_config(preset) -> None:
+    config = build(AlphaZeroConfig, **PRESETS[preset])
+    assert all(getattr(config, name) == value for name, value in PRESETS[preset].items())
+    if preset == "quick":  # the README's main job: a few minutes, a game of two players
+        assert 0 < config.minutes <= 3 and config.game == "los_alamos"
+
+
 @pytest.mark.parametrize(
     "values, message",
     [
