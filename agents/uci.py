@@ -394,7 +394,10 @@ class UCIEngine:
             )
             if self._stop.is_set():
                 return self._answer(state, thought)
-            self.complain(f"ponderhit: the search goes on from the {thought.nodes} nodes searched while pondering")
+            if thought.nodes == 0 and thought.score >= 1.0:
+                self.complain("ponderhit: the search goes on from the proven win found while pondering")
+            else:
+                self.complain(f"ponderhit: the search goes on from the {thought.nodes} nodes searched while pondering")
         thought = agent.think(state, self._budget(state, limits), self._stop.is_set, report)
         return self._answer(state, thought)
 

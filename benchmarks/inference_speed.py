@@ -1,116 +1,193 @@
-"""Network inference speed on this machine: which forward pass self-play and the agents should run.
+"""Network inference on this machine: the forward passes the agents and self-play could run, timed
+on the three shipped networks, and what each costs in accuracy.
 
-For the Los Alamos preset network (48 filters, 4 blocks) and the chess preset (64 x 6), at the
-batch sizes self-play hands the network, positions per second of:
+    python benchmarks/inference_speed.py [--batches 1 16 256] [--threads 1 2] [--compile] [--openvino]
+
+Positions per second, median of ``--repetitions`` timed passes after warm-up, on planes of real
+positions (the shipped books), of:
 
 * ``eager``: the network as trained (BatchNorm after each convolution), float32, NCHW;
-* ``fused``: BatchNorm folded into the convolutions (``fused_for_inference``, what
-  ``NetworkEvaluator`` runs);
-* ``fused channels_last``: the same in NHWC memory format;
-* ``fused compiled``: the same through ``torch.compile`` (with ``--compile``; compiling takes a while);
-* ``relu``: the fused network with ReLU in place of GELU (an architecture choice: it changes the
-  function, so it can only be taken for networks trained with it);
-* ``onnx``: the network exported to ONNX and run by ONNX Runtime on the CPU (with ``--onnx``;
-  ``pip install "chess-envs[onnx]"``), as the ``alphazero:NET.onnx`` agent runs it.
+* ``fused``: BatchNorm folded into the convolutions (``fused_for_inference``);
+* ``fused NHWC``: the same in channels-last memory format (what ``NetworkEvaluator`` runs);
+* ``compiled``: ``fused NHWC`` through ``torch.compile`` (with ``--compile``; each new batch size
+  compiles again, and search batches change size every wave);
+* ``onnx``: the network exported to ONNX under ONNX Runtime (what ``alphazero:NET.onnx`` runs);
+* ``onnx int8``: the same with static int8 quantization (QDQ, calibrated on book positions);
+* ``openvino``: the ONNX model compiled by OpenVINO for the CPU (with ``--openvino``;
+  ``pip install openvino``).
 
-Median of ``--repetitions`` timed passes after warm-up. Run: ``python benchmarks/inference_speed.py``.
+Accuracy, against the float32 network on the same positions: the share of positions whose top
+policy move is the same, and the largest value difference. Run it alone: it times the CPU.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import statistics
 import time
+from collections.abc import Callable
 
+import numpy as np
 import torch
-from torch import nn
 
-from agents.alphazero.network import AlphaZeroNet, NetworkConfig, fused_for_inference, resolve_device
+from agents.alphazero.checkpoint import load_network
+from agents.alphazero.network import AlphaZeroNet, fused_for_inference
+from agents.alphazero.onnx import onnx_bytes
+from agents.shipped import shipped_checkpoint
 from chess_envs.registry import new_state
+from evaluate.game import read_openings, shipped_book
+
+Forward = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+"""planes ``[B, C, H, W]`` float32 -> (logits ``[B, A]``, values ``[B, V]``)"""
 
 
-def rate(model: nn.Module, batch: torch.Tensor, repetitions: int) -> float:
-    with torch.inference_mode():
-        for _ in range(3):
-            model(batch)
-        times = []
-        for _ in range(repetitions):
-            start = time.perf_counter()
-            model(batch)
-            if batch.is_cuda:
-                torch.cuda.synchronize()
-            times.append(time.perf_counter() - start)
-    return len(batch) / statistics.median(times)
+def book_planes(game: str, count: int) -> np.ndarray:
+    """Observation planes of ``count`` positions: the book's openings and a few plies after each."""
+    rng = np.random.default_rng(0)
+    planes = []
+    for text in read_openings(str(shipped_book(game)), game):
+        state = new_state(game, text)
+        for _ in range(int(rng.integers(0, 8))):
+            if state.is_terminal():
+                break
+            state.apply(int(rng.choice(state.legal_actions())))
+        if not state.is_terminal():
+            planes.append(state.observation())
+        if len(planes) == count:
+            break
+    return np.stack(planes).astype(np.float32)
 
 
-def with_relu(network: nn.Module) -> nn.Module:
-    for name, child in network.named_children():
-        if isinstance(child, nn.GELU):
-            setattr(network, name, nn.ReLU())
-        else:
-            with_relu(child)
-    return network
+def torch_forward(network: AlphaZeroNet, channels_last: bool) -> Forward:
+    memory = torch.channels_last if channels_last else torch.contiguous_format
+
+    @torch.inference_mode()
+    def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        logits, values = network(torch.from_numpy(planes).contiguous(memory_format=memory))
+        return logits.numpy(), values.numpy()
+
+    return forward
 
 
-class OnnxModule(nn.Module):
-    """ONNX Runtime behind a module's call, so :func:`rate` times it like the torch variants."""
+def onnx_forward(model: bytes, threads: int) -> Forward:
+    import onnxruntime
 
-    def __init__(self, network: AlphaZeroNet, game: str) -> None:
-        import onnxruntime
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    session = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
-        from agents.alphazero.onnx import onnx_bytes
+    def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        logits, values = session.run(None, {"planes": planes})
+        return logits, values
 
-        super().__init__()
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = torch.get_num_threads()
-        self.session = onnxruntime.InferenceSession(
-            onnx_bytes(network, game), options, providers=["CPUExecutionProvider"]
-        )
+    return forward
 
-    def forward(self, planes: torch.Tensor) -> list:
-        return self.session.run(None, {"planes": planes.cpu().numpy()})
+
+def quantized(model: bytes, calibration: np.ndarray) -> bytes:
+    """``model`` with static int8 quantization (QDQ, per-channel weights), calibrated on ``calibration``."""
+    import io
+    import tempfile
+    from pathlib import Path
+
+    import onnx
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    class Reader(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.rows = iter(calibration[i : i + 16] for i in range(0, len(calibration), 16))
+
+        def get_next(self) -> dict | None:
+            batch = next(self.rows, None)
+            return None if batch is None else {"planes": batch}
+
+    with tempfile.TemporaryDirectory() as folder:
+        source, target = Path(folder) / "fp32.onnx", Path(folder) / "int8.onnx"
+        source.write_bytes(model)
+        quantize_static(str(source), str(target), Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+                        activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)  # fmt: skip
+        buffer = io.BytesIO()
+        onnx.save(onnx.load(str(target)), buffer)
+        return buffer.getvalue()
+
+
+def openvino_forward(model: bytes, threads: int) -> Forward:
+    import openvino
+
+    core = openvino.Core()
+    compiled = core.compile_model(core.read_model(model), "CPU", {"INFERENCE_NUM_THREADS": threads})
+
+    def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        out = compiled(planes)
+        return out[0], out[1]
+
+    return forward
+
+
+def rate(forward: Forward, planes: np.ndarray, repetitions: int) -> float:
+    for _ in range(3):
+        forward(planes)
+    times = []
+    for _ in range(repetitions):
+        start = time.perf_counter()
+        forward(planes)
+        times.append(time.perf_counter() - start)
+    return len(planes) / statistics.median(times)
+
+
+def accuracy(forward: Forward, reference: Forward, planes: np.ndarray) -> tuple[float, float]:
+    """(share of positions with the same top policy move, largest value difference) against ``reference``."""
+    logits, values = forward(planes)
+    ref_logits, ref_values = reference(planes)
+    same = float(np.mean(np.argmax(logits, axis=1) == np.argmax(ref_logits, axis=1)))
+    return same, float(np.max(np.abs(values - ref_values)))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batches", type=int, nargs="+", default=[64, 512])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 256])
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repetitions", type=int, default=20)
-    parser.add_argument("--device", default="auto")
     parser.add_argument("--compile", action="store_true", help="also time torch.compile (slow to compile)")
-    parser.add_argument("--onnx", action="store_true", help="also time the ONNX export under ONNX Runtime")
+    parser.add_argument("--openvino", action="store_true", help="also time OpenVINO (pip install openvino)")
     args = parser.parse_args()
-    device = resolve_device(args.device)
-    torch.manual_seed(0)
-    print(f"device {device}, {torch.get_num_threads()} threads; positions per second (ratio to eager)")
-    for game, filters, blocks in (("los_alamos", 48, 4), ("chess", 64, 6)):
-        state = new_state(game)
-        network = AlphaZeroNet(
-            NetworkConfig(*state.observation_shape, num_actions=state.num_actions, filters=filters, blocks=blocks)
-        ).to(device)
-        network.train()
-        with torch.no_grad():  # BatchNorm statistics that are not the identity
-            network(torch.rand(64, *state.observation_shape, device=device))
+    logging.getLogger().setLevel(logging.ERROR)  # the quantizer's advice on pre-processing
+    print("positions per second (ratio to eager); accuracy: same top move / largest value difference vs fp32")
+    for game in ("los_alamos", "chess", "four_player"):
+        network, _ = load_network(shipped_checkpoint(game), game, torch.device("cpu"))
         network.eval()
-        fused = fused_for_inference(network)
-        variants: dict[str, tuple[nn.Module, bool]] = {
-            "eager": (network, False),
-            "fused": (fused, False),
-            "fused channels_last": (fused_for_inference(network).to(memory_format=torch.channels_last), True),
-            "relu (fused)": (with_relu(fused_for_inference(network)), False),
-        }
-        if args.compile:
-            variants["fused compiled"] = (torch.compile(fused_for_inference(network)), False)
-        if args.onnx:
-            variants["onnx"] = (OnnxModule(network, game), False)
-        for size in args.batches:
-            batch = torch.rand(size, *state.observation_shape, device=device)
-            base = rate(network, batch, args.repetitions)
-            cells = []
-            for name, (model, channels_last) in variants.items():
-                data = batch.contiguous(memory_format=torch.channels_last) if channels_last else batch
-                value = base if name == "eager" else rate(model, data, args.repetitions)
-                cells.append(f"{name} {value:,.0f} ({value / base:.2f}x)")
-            print(f"{game} {filters}x{blocks}, batch {size}: " + "; ".join(cells))
+        planes = book_planes(game, max(*args.batches, 256))
+        model = onnx_bytes(network, game)
+        int8 = quantized(model, planes[:128])
+        shape = network.config
+        print(f"\n{game} network ({shape.filters}x{shape.blocks}, {shape.activation})")
+        for threads in args.threads:
+            torch.set_num_threads(threads)
+            fused = fused_for_inference(network)
+            variants: dict[str, Forward] = {
+                "eager": torch_forward(network, False),
+                "fused": torch_forward(fused, False),
+                "fused NHWC": torch_forward(fused_for_inference(network).to(memory_format=torch.channels_last), True),  # type: ignore[call-overload]
+                "onnx": onnx_forward(model, threads),
+                "onnx int8": onnx_forward(int8, threads),
+            }
+            if args.compile:
+                compiled = torch.compile(fused_for_inference(network).to(memory_format=torch.channels_last))  # type: ignore[call-overload]
+                variants["compiled"] = torch_forward(compiled, True)
+            if args.openvino:
+                variants["openvino"] = openvino_forward(model, threads)
+            for size in args.batches:
+                batch = planes[:size]
+                base = rate(variants["eager"], batch, args.repetitions)
+                cells = [f"{name} {value:,.0f} ({value / base:.2f}x)"
+                         for name, value in ((n, base if n == "eager" else rate(f, batch, args.repetitions))
+                                             for n, f in variants.items())]  # fmt: skip
+                print(f"  {threads} thread{'s' if threads > 1 else ''}, batch {size}: " + "; ".join(cells), flush=True)
+        reference = torch_forward(network, False)
+        for name in ("fused NHWC", "onnx", "onnx int8") + (("openvino",) if args.openvino else ()):
+            same, worst = accuracy(variants[name], reference, planes)
+            print(f"  accuracy of {name}: same top move {100 * same:.1f}%, largest value difference {worst:.4f}")
 
 
 if __name__ == "__main__":

@@ -101,6 +101,8 @@ class SearchAgent(AgentBase):
             if report is not None:
                 report(thought)
             if tree.forced is not None:  # the mate probe proved a win: no search needed
+                while limits.infinite and stop is not None and not stop():
+                    time.sleep(0.01)  # an infinite search (pondering) still ends only when told to
                 return thought
             if (stop is not None and stop()) or (nodes is not None and searched >= nodes):
                 return thought

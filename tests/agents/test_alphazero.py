@@ -155,10 +155,10 @@ def test_four_player_agent_reads_values_per_team_only_in_teams():
 def test_agent_thinks_like_it_plays_and_goes_on_with_its_tree():
     network = network_for("los_alamos", filters=8, blocks=1)
     state = new_state("los_alamos")
-    agent = AlphaZeroAgent("los_alamos", network=network, sims=16)
+    agent = AlphaZeroAgent("los_alamos", network=network, sims=16, mate=0)  # every simulation a node
     assert isinstance(agent, SearchingAgent)
     first = agent.think(state, SearchLimits(nodes=16))
-    assert first.action == AlphaZeroAgent("los_alamos", network=network, sims=16).select_action(state.copy())
+    assert first.action == AlphaZeroAgent("los_alamos", network=network, sims=16, mate=0).select_action(state.copy())
     second = agent.think(state, SearchLimits(nodes=16))
     assert (first.nodes, second.nodes) == (16, 32) and state.legal_action_mask()[second.action]
     assert state.to_text() == new_state("los_alamos").to_text()

@@ -1,5 +1,7 @@
 """MCTS: mates found by search alone, value signs, batching, caching, tree reuse, Gumbel, max-n;
-the one search call (``policy``) and its PolicyOutput; SearchAgent's ``think``."""
+the one search call (``policy``) and its PolicyOutput; SearchAgent's ``think``. The root's mate
+probe is off here (``mate_depth=0``), so every simulation is a visit; its own tests are in
+test_native_search.py."""
 
 from __future__ import annotations
 
@@ -90,7 +92,7 @@ def test_value_signs_are_right_for_both_sides(fen, winner):
 
 def test_network_value_is_backed_up_from_each_movers_side():
     state = new_state("los_alamos")
-    mcts = MCTS(uniform(state.num_actions, value=0.5), 2, MCTSConfig(simulations=1, leaves_per_tree=1))
+    mcts = MCTS(uniform(state.num_actions, value=0.5), 2, MCTSConfig(mate_depth=0, simulations=1, leaves_per_tree=1))
     tree = SearchTree(state)
     mcts.policy([tree], rng())
     root = tree.root
@@ -106,7 +108,7 @@ def test_batched_and_one_leaf_search_agree_without_noise():
         "r1qknr/pppppp/2n3/2N3/PPPPPP/R1QKNR w - - 2 2",
         "rnqknr/1ppppp/p5/6/PPPPP1/RNQKNR b - - 0 1",
     ]
-    config = MCTSConfig(simulations=150, leaves_per_tree=1)
+    config = MCTSConfig(mate_depth=0, simulations=150, leaves_per_tree=1)
     num_actions = new_state("los_alamos").num_actions
     together = [SearchTree(new_state("los_alamos", fen)) for fen in openings]
     batched = MCTS(hashed(num_actions), 2, config)
@@ -128,14 +130,14 @@ def test_many_leaves_per_tree_use_fewer_network_calls():
         return hashed(num_actions)(planes)
 
     trees = [SearchTree(new_state("los_alamos")) for _ in range(4)]
-    MCTS(counting, 2, MCTSConfig(simulations=64, leaves_per_tree=8)).policy(trees, rng())
+    MCTS(counting, 2, MCTSConfig(mate_depth=0, simulations=64, leaves_per_tree=8)).policy(trees, rng())
     assert max(calls) > 8 and len(calls) < 64
     assert all(tree.root.visits.sum() == 64 for tree in trees)
 
 
 def test_evaluation_cache_and_tree_reuse():
     state = new_state("los_alamos")
-    mcts = MCTS(hashed(state.num_actions), 2, MCTSConfig(simulations=100))
+    mcts = MCTS(hashed(state.num_actions), 2, MCTSConfig(mate_depth=0, simulations=100))
     tree = SearchTree(state.copy())
     action = int(mcts.policy([tree], rng()).action[0])
     first = mcts.network_evaluations
@@ -149,7 +151,7 @@ def test_evaluation_cache_and_tree_reuse():
 
 def test_dirichlet_noise_changes_only_the_root_priors():
     state = new_state("los_alamos")
-    noisy = MCTS(uniform(state.num_actions), 2, MCTSConfig(simulations=30, dirichlet_fraction=0.25))
+    noisy = MCTS(uniform(state.num_actions), 2, MCTSConfig(mate_depth=0, simulations=30, dirichlet_fraction=0.25))
     tree = SearchTree(state)
     noisy.policy([tree], rng(1))
     assert tree.root.priors.std() > 0
@@ -159,7 +161,7 @@ def test_dirichlet_noise_changes_only_the_root_priors():
 
 def test_temperature_sampling_follows_visits():
     state = new_state("los_alamos")
-    mcts = MCTS(hashed(state.num_actions), 2, MCTSConfig(simulations=200))
+    mcts = MCTS(hashed(state.num_actions), 2, MCTSConfig(mate_depth=0, simulations=200))
     tree = SearchTree(state)
     generator = rng()
     greedy = mcts.policy([tree], generator, temperature=0).action[0]
@@ -173,7 +175,8 @@ def test_temperature_sampling_follows_visits():
 def test_gumbel_root_search_finds_a_mate_with_few_simulations():
     state = new_state("los_alamos", "3k2/6/3K2/6/6/Q5 w - - 0 1")
     legal = len(state.legal_actions())
-    mcts = MCTS(uniform(state.num_actions), 2, MCTSConfig(simulations=2 * legal, gumbel=True, gumbel_considered=legal))
+    config = MCTSConfig(mate_depth=0, simulations=2 * legal, gumbel=True, gumbel_considered=legal)
+    mcts = MCTS(uniform(state.num_actions), 2, config)
     tree = SearchTree(state)
     output = mcts.policy([tree], rng())
     action = int(output.action[0])
@@ -231,7 +234,7 @@ def test_max_n_backup_with_three_players():
     mcts = PythonMCTS(
         lambda planes: (np.zeros((len(planes), 2), np.float32), np.zeros((len(planes), 3), np.float32)),
         3,
-        MCTSConfig(simulations=200, fpu_reduction=0.0),
+        MCTSConfig(mate_depth=0, simulations=200, fpu_reduction=0.0),
     )
     tree = PythonSearchTree(ThreePlayerToy())
     assert mcts.policy([tree], rng()).action.tolist() == [1]
@@ -259,14 +262,15 @@ def test_max_n_backup_with_three_players():
 )
 def test_four_player_search_finds_the_winning_king_capture(fen4, winning_move):
     state = new_state("four_player", fen4)
-    mcts = MCTS(uniform(state.num_actions, value_size=4), 4, MCTSConfig(simulations=400, fpu_reduction=0.0))
+    config = MCTSConfig(mate_depth=0, simulations=400, fpu_reduction=0.0)
+    mcts = MCTS(uniform(state.num_actions, value_size=4), 4, config)
     tree = SearchTree(state)
     assert state.action_to_move(int(mcts.policy([tree], rng()).action[0])) == winning_move
 
 
 def search_six_moves_with_a_small_cache(state, search=MCTS):
     """Six searched moves with a 20 kB cache, checking the bound after each."""
-    mcts = search(hashed(state.num_actions), 2, MCTSConfig(simulations=64, cache_mb=0.02))
+    mcts = search(hashed(state.num_actions), 2, MCTSConfig(mate_depth=0, simulations=64, cache_mb=0.02))
     generator = rng()
     for _ in range(6):
         output = mcts.policy([mcts.new_tree(state.copy())], generator)
@@ -292,7 +296,7 @@ def test_python_evaluation_cache_is_bounded_in_bytes_and_holds_no_planes():
 def test_cached_priors_follow_the_legal_moves_of_the_position():
     """The key covers the legal actions: planes alone do not fix them (en passant is not a plane)."""
     state = new_state("chess")
-    mcts = MCTS(hashed(state.num_actions), 2, MCTSConfig(simulations=40))
+    mcts = MCTS(hashed(state.num_actions), 2, MCTSConfig(mate_depth=0, simulations=40))
     tree = SearchTree(state.copy())
     mcts.policy([tree], rng())
     evaluations = mcts.network_evaluations
@@ -349,7 +353,7 @@ OPENINGS = (
 @pytest.mark.parametrize("search", SEARCHES.values(), ids=SEARCHES.keys())
 def test_policy_output_has_one_entry_per_tree_with_the_documented_types(search):
     states = [new_state("los_alamos", text) for text in OPENINGS]
-    mcts = search(hashed(states[0].num_actions), 2, MCTSConfig(simulations=24, leaves_per_tree=4))
+    mcts = search(hashed(states[0].num_actions), 2, MCTSConfig(mate_depth=0, simulations=24, leaves_per_tree=4))
     trees = [mcts.new_tree(state) for state in states]
     output = mcts.policy(trees, rng())
     assert isinstance(output, PolicyOutput) and output.trees == tuple(trees)
@@ -379,7 +383,7 @@ def test_policy_output_has_one_entry_per_tree_with_the_documented_types(search):
 @pytest.mark.parametrize("search", SEARCHES.values(), ids=SEARCHES.keys())
 def test_temperatures_one_per_tree(search):
     state = new_state("los_alamos")
-    mcts = search(hashed(state.num_actions), 2, MCTSConfig(simulations=100))
+    mcts = search(hashed(state.num_actions), 2, MCTSConfig(mate_depth=0, simulations=100))
     trees = [mcts.new_tree(state.copy()) for _ in range(3)]
     temperatures = [0.0, 1.0, 0.0]
     first = mcts.policy(trees, rng(), temperature=temperatures)
@@ -401,7 +405,7 @@ def test_temperatures_one_per_tree(search):
 @pytest.mark.parametrize("search", SEARCHES.values(), ids=SEARCHES.keys())
 def test_bad_temperatures_are_a_value_error_before_any_search(search, temperature):
     state = new_state("los_alamos")
-    mcts = search(hashed(state.num_actions), 2, MCTSConfig(simulations=8))
+    mcts = search(hashed(state.num_actions), 2, MCTSConfig(mate_depth=0, simulations=8))
     trees = [mcts.new_tree(state.copy()) for _ in range(2)]
     with pytest.raises(ValueError, match="temperature"):
         mcts.policy(trees, rng(), temperature=temperature)
@@ -410,15 +414,15 @@ def test_bad_temperatures_are_a_value_error_before_any_search(search, temperatur
 
 @pytest.mark.parametrize("search", SEARCHES.values(), ids=SEARCHES.keys())
 def test_an_empty_batch_is_a_value_error(search):
-    mcts = search(hashed(10), 2, MCTSConfig(simulations=8))
+    mcts = search(hashed(10), 2, MCTSConfig(mate_depth=0, simulations=8))
     with pytest.raises(ValueError, match="at least one tree"):
         mcts.policy([], rng())
 
 
 def test_each_search_takes_only_its_own_trees():
     state = new_state("los_alamos")
-    native = MCTS(hashed(state.num_actions), 2, MCTSConfig(simulations=8))
-    python = PythonMCTS(hashed(state.num_actions), 2, MCTSConfig(simulations=8))
+    native = MCTS(hashed(state.num_actions), 2, MCTSConfig(mate_depth=0, simulations=8))
+    python = PythonMCTS(hashed(state.num_actions), 2, MCTSConfig(mate_depth=0, simulations=8))
     with pytest.raises(TypeError, match="SearchTrees of MCTS.new_tree"):
         native.policy([PythonSearchTree(state.copy())], rng())
     with pytest.raises(TypeError, match="SearchTrees of MCTS.new_tree"):
@@ -433,7 +437,7 @@ def test_a_finished_game_is_a_value_error_and_nothing_is_searched(search):
     over = new_state("los_alamos", "3k2/6/3K2/6/6/Q5 w - - 0 1")
     over.apply(over.move_to_action("a1a6"))
     assert over.is_terminal()
-    mcts = search(hashed(over.num_actions), 2, MCTSConfig(simulations=8))
+    mcts = search(hashed(over.num_actions), 2, MCTSConfig(mate_depth=0, simulations=8))
     live = mcts.new_tree(new_state("los_alamos"))
     with pytest.raises(ValueError, match="game is over"):
         mcts.policy([live, mcts.new_tree(over)], rng())
@@ -443,7 +447,7 @@ def test_a_finished_game_is_a_value_error_and_nothing_is_searched(search):
 
 def test_a_game_moved_outside_advance_is_searched_again_from_where_it_is():
     state = new_state("los_alamos")
-    mcts = MCTS(hashed(state.num_actions), 2, MCTSConfig(simulations=32))
+    mcts = MCTS(hashed(state.num_actions), 2, MCTSConfig(mate_depth=0, simulations=32))
     tree = SearchTree(state)
     generator = rng()
     mcts.policy([tree], generator)
@@ -462,7 +466,8 @@ def search_agent(game: str, simulations: int = 32) -> SearchAgent:
         from tests import toy_game
 
         toy_game.register()
-    return SearchAgent(game, hashed(new_state(game).num_actions), MCTSConfig(simulations=simulations), 0.0, 0)
+    config = MCTSConfig(mate_depth=0, simulations=simulations)
+    return SearchAgent(game, hashed(new_state(game).num_actions), config, 0.0, 0)
 
 
 THINKING_GAMES = ["los_alamos", "tic_tac_toe"]  # the native search and the Python one

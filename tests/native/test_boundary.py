@@ -129,7 +129,7 @@ def test_a_game_moved_under_its_tree_is_searched_from_where_it_is():
         from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
         state = new_state("los_alamos")
         EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
-        mcts = MCTS(flat, 2, MCTSConfig(simulations=64))
+        mcts = MCTS(flat, 2, MCTSConfig(simulations=64, mate_depth=0))
         rng = np.random.default_rng(0)
         tree = SearchTree(state)
         mcts.policy([tree], rng)
