@@ -1,6 +1,6 @@
 """What the root's mate probe costs and what it buys, per game, on this machine.
 
-    python benchmarks/mate_probe.py [--positions 40] [--sims 200]
+    python benchmarks/mate_probe.py [--positions 40] [--sims 200] [--puzzles N]
 
 1. The exchange rate behind ``MATE_PLAYS_PER_SIMULATION``: the probe's moves played per second
    (``forced_wins`` at 3 moves, on positions of the shipped book) against the shipped network's
@@ -61,6 +61,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", type=int, default=40)
     parser.add_argument("--sims", type=int, default=200)
+    parser.add_argument("--puzzles", type=int, help="only the first this many positions of each set")
     args = parser.parse_args()
     print(f"MATE_PLAYS_PER_SIMULATION = {MATE_PLAYS_PER_SIMULATION}")
     for game in GAMES:
@@ -78,6 +79,7 @@ def main() -> None:
         path = ROOT / "tests" / "data" / "mates" / f"{game}.jsonl"
         if path.exists():
             puzzles = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+            puzzles = [p for n in (2, 3) for p in puzzles if p["mate_in"] == n][: args.puzzles]
             for depth in (0, 3):
                 rates = solve_rates(f"{network}&mate={depth}", game, puzzles)
                 cells = [f"{c} {s}/{t} = {100 * s / t:.0f}%" for c, (s, t) in sorted(rates.items())]

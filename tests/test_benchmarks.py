@@ -152,14 +152,33 @@ def test_mcts_throughput_compares_native_and_python_search_for_every_game():
 
 def test_inference_speed_times_every_variant():
     result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "inference_speed.py"), "--batches", "4", "--repetitions", "1"],
+        [sys.executable, str(ROOT / "benchmarks" / "inference_speed.py"), "--batches", "4", "--repetitions", "1",
+         "--threads", "1"],
         capture_output=True,
         text=True,
         timeout=300,
-    )
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    for variant in ("eager", "fused", "channels_last", "relu"):
+    for game in ("los_alamos", "chess", "four_player"):
+        assert f"{game} network" in result.stdout
+    for variant in ("eager", "fused", "fused NHWC", "onnx", "onnx int8", "accuracy of onnx int8"):
         assert variant in result.stdout
+
+
+def test_mate_probe_measures_its_exchange_rate_and_the_solve_rates():
+    command = [sys.executable, str(ROOT / "benchmarks" / "mate_probe.py"), "--positions", "2", "--sims", "8",
+               "--puzzles", "3"]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "one simulation takes as long as" in result.stdout and "chess.jsonl, probe 3: mate2" in result.stdout
+
+
+def test_quick_preset_trains_and_rates_against_greedy(tmp_path):
+    command = [sys.executable, str(ROOT / "benchmarks" / "quick_preset.py"), "--seeds", "0", "--games", "2",
+               "--sims", "2", "--runs", str(tmp_path), "--", "--minutes", "0.05"]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "seed 0: trained" in result.stdout and "against greedy" in result.stdout
 
 
 def test_puzzles_prints_a_solve_rate_per_category():
