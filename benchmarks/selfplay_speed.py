@@ -4,9 +4,11 @@ Self-play as ``python -m train.alphazero --preset los_alamos`` runs it (the pres
 parallel, simulations, leaves per tree, cache and uint8 planes; root noise and temperature as in
 training) with the weights of ``checkpoints/<game>.pt``, so the games look like a trained run's.
 Every run plays the same seeded moves; the figure is the games finished per minute of wall time
-over ``--moves`` moves, reported per run and as the median.
+over ``--moves`` moves, reported per run and as the median, with the network evaluations per
+second (a simulation that ends on a cached or finished position needs none).
 
     python benchmarks/selfplay_speed.py [--preset los_alamos] [--moves 120] [--runs 5]
+    python benchmarks/selfplay_speed.py --device cuda --games-in-parallel 1024   # a GPU's batch
 """
 
 from __future__ import annotations
@@ -16,22 +18,23 @@ import statistics
 import time
 
 import numpy as np
-import torch
 
 from agents.alphazero.agent import NetworkEvaluator
 from agents.alphazero.checkpoint import load_network
+from agents.alphazero.network import resolve_device
 from agents.shipped import shipped_checkpoint
 from train.alphazero_config import PRESETS, AlphaZeroConfig, self_play_search
 from train.config import build
 from train.selfplay import SelfPlay
 
 
-def games_per_minute(args: AlphaZeroConfig, moves: int, seed: int) -> tuple[float, int]:
-    """(games per minute, games finished) of one self-play run of ``moves`` moves."""
+def games_per_minute(args: AlphaZeroConfig, moves: int, seed: int) -> tuple[float, int, float]:
+    """(games per minute, games finished, network evaluations per second) of one self-play run of
+    ``moves`` moves."""
     network, _ = load_network(shipped_checkpoint(args.game), args.game)
     self_play = SelfPlay(
         args.game,
-        NetworkEvaluator(network, torch.device("cpu")),
+        NetworkEvaluator(network, resolve_device(args.device)),
         self_play_search(args),
         args.games_in_parallel,
         args.temperature_plies,
@@ -41,7 +44,8 @@ def games_per_minute(args: AlphaZeroConfig, moves: int, seed: int) -> tuple[floa
     )
     start = time.perf_counter()
     finished = sum(len(self_play.play(1)) for _ in range(moves))
-    return finished / ((time.perf_counter() - start) / 60), finished
+    seconds = time.perf_counter() - start
+    return finished / (seconds / 60), finished, self_play.network_evaluations / seconds
 
 
 def main() -> None:
@@ -50,14 +54,27 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=120, help="moves played in every game in flight, per run")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N or auto")
+    parser.add_argument("--games-in-parallel", type=int, default=0, help="games searched together (0: the preset's)")
     options = parser.parse_args()
-    args = build(AlphaZeroConfig, **PRESETS[options.preset])
-    rates = []
+    overrides = {"games_in_parallel": options.games_in_parallel} if options.games_in_parallel else {}
+    args = build(AlphaZeroConfig, **{**PRESETS[options.preset], "device": options.device, **overrides})
+    rates, evaluations = [], []
     for run in range(options.runs):
-        rate, finished = games_per_minute(args, options.moves, options.seed)
+        rate, finished, per_second = games_per_minute(args, options.moves, options.seed)
         rates.append(rate)
-        print(f"run {run + 1}: {finished} games in {options.moves} moves, {rate:.1f} games/min", flush=True)
-    print(f"{options.preset}: median {statistics.median(rates):.1f} self-play games/min over {options.runs} runs")
+        evaluations.append(per_second)
+        print(
+            f"run {run + 1}: {finished} games in {options.moves} moves, {rate:.1f} games/min, "
+            f"{per_second:,.0f} network evaluations/s",
+            flush=True,
+        )
+    median = statistics.median(rates)
+    print(
+        f"{options.preset} on {resolve_device(args.device)}, {args.games_in_parallel} games in parallel: median "
+        f"{median:.1f} self-play games/min ({60 * median:,.0f}/hour), "
+        f"{statistics.median(evaluations):,.0f} network evaluations/s over {options.runs} runs"
+    )
 
 
 if __name__ == "__main__":

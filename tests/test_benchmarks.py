@@ -181,6 +181,37 @@ def test_quick_preset_trains_and_rates_against_greedy(tmp_path):
     assert "seed 0: trained" in result.stdout and "against greedy" in result.stdout
 
 
+def test_learning_curve_trains_in_parts_rates_each_and_resumes(tmp_path):
+    command = [sys.executable, str(ROOT / "benchmarks" / "learning_curve.py"), "--game", "los_alamos",
+               "--runs-dir", str(tmp_path), "--points", "0.05", "0.1", "--games", "2", "--sims", "4",
+               "--ladder-games", "2", "--", "--preset", "smoke", "--iterations", "0"]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "anchors (Elo over greedy): greedy +0, " in result.stdout and "fairy-stockfish?depth=1 " in result.stdout
+    rating = tmp_path / "curve-los_alamos-rating"
+    rows = (rating / "curve.csv").read_text().splitlines()
+    assert rows[0].startswith("point,training_minutes,training_cpu_minutes") and len(rows) == 3
+    minutes = [float(row.split(",")[1]) for row in rows[1:]]
+    assert 0.04 <= minutes[0] < minutes[1] and (rating / "curve.png").stat().st_size > 0
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)  # both points done: nothing to do
+    assert again.returncode == 0 and "point 0.1" not in again.stdout
+    assert (rating / "curve.csv").read_text().splitlines() == rows
+
+
+def test_selfplay_speed_prints_games_per_hour_and_evaluations_per_second():
+    command = [sys.executable, str(ROOT / "benchmarks" / "selfplay_speed.py"), "--preset", "quick", "--moves", "2",
+               "--runs", "1", "--games-in-parallel", "4"]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "quick on cpu, 4 games in parallel: median" in result.stdout and "network evaluations/s" in result.stdout
+
+
+@pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="a GPU machine runs the real benchmark")
+def test_gpu_selfplay_says_why_it_cannot_run_without_a_gpu():
+    result = subprocess.run(["bash", str(ROOT / "benchmarks" / "gpu_selfplay.sh")], capture_output=True, text=True)
+    assert result.returncode != 0 and "nvidia-smi not found" in result.stderr
+
+
 def test_puzzles_prints_a_solve_rate_per_category():
     result = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "puzzles.py"), "--game", "chess", "--agents", "greedy?seed=0"],

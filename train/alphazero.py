@@ -93,7 +93,8 @@ def run(config: AlphaZeroConfig, on_iteration: Callable[[int, Players, Learner],
     totals = Played([], 0, 0.0, 0.0, 0)
     try:
         while not stop["now"]:
-            if config.minutes and time.monotonic() - started_at >= config.minutes * 60:
+            trained = seconds_before + time.monotonic() - started_at
+            if any(limit and trained >= limit * 60 for limit in (config.minutes, config.pause_at)):
                 break
             if config.iterations and counters["iteration"] >= config.iterations:
                 break

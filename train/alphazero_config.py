@@ -72,6 +72,9 @@ class LearnerSection:
     steps_per_iteration: int = arg(16, "learner steps per iteration", low=0)
     iterations: int = arg(0, "stop after this many iterations (0: no limit)", low=0)
     keep_checkpoints: int = arg(3, "numbered checkpoints kept besides last.pt", low=0)
+    pause_at: float = arg(
+        0.0, "stop this part once the run has trained this many minutes in all; --resume goes on (0: never)", low=0
+    )
 
 
 @dataclass

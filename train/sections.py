@@ -26,7 +26,9 @@ class RunSection:
     resume: bool = arg(False, "continue the run from what it saved (start it if it saved nothing yet)")
     seed: int = arg(0, "seed of every random number generator", low=0)
     device: str = arg("auto", "auto (CUDA when present), cpu, cuda or cuda:N")
-    minutes: float = arg(0.0, "stop after this many minutes of training (0: no limit)", low=0)
+    minutes: float = arg(
+        0.0, "minutes of training (AlphaZero and distillation: summed over a run's resumed parts; 0: no limit)", low=0
+    )
     checkpoint_every: int = arg(200, "steps between checkpoints (one more at the end)", low=1)
     progress: bool = arg(True, "show a progress bar")
 

@@ -48,6 +48,17 @@ def test_smoke_preset_trains_checkpoints_logs_and_resumes(tmp_path, game):
     assert resumed["replay_added"] >= first["replay_added"]
 
 
+def test_a_run_pauses_at_its_total_training_minutes_and_resumes_to_the_next_pause(tmp_path):
+    flags = ["--run-name", "parts", "--iterations", "0", "--eval-every", "0", "--minutes", "0.25"]
+    first = load_checkpoint(run(tmp_path, *flags, "--pause-at", "0.05"))["counters"]
+    assert first["seconds"] >= 0.05 * 60
+    second = load_checkpoint(run(tmp_path, *flags, "--pause-at", "0.15", "--resume"))["counters"]
+    assert second["seconds"] >= 0.15 * 60 and second["learner_steps"] > first["learner_steps"]
+    last = load_checkpoint(run(tmp_path, *flags, "--resume"))["counters"]
+    # --minutes is the run's total over its parts: the last part only makes up the difference
+    assert 0.25 * 60 <= last["seconds"] < max(second["seconds"], 0.25 * 60) + 10
+
+
 def test_four_player_teacher_plays_the_first_games_then_the_network(tmp_path, capsys):
     flags = ["--game", "four_player", "--run-name", "taught", "--teacher-simulations", "8", "--eval-every", "0"]
     path = run(tmp_path, *flags, "--teacher-games", "4", "--teacher-value-weight", "0.5", "--iterations", "6")

@@ -1,0 +1,240 @@
+"""A learning curve: train one game's network in parts and rate it after each part against fixed anchors.
+
+    python benchmarks/learning_curve.py --game los_alamos [--run curve-los_alamos] [--points 5 10 20 ...]
+    python benchmarks/learning_curve.py --game chess            # from the distilled teacher network
+    python benchmarks/learning_curve.py --game four_player      # learns from material-mcts first
+
+First the anchors (the engine ladder for chess and Los Alamos; greedy, material-mcts and random for
+four-player) play a round robin among themselves, which fixes their Elo over greedy. Then the run
+trains (``train.alphazero`` with the game's recipe below, resumed part after part) until each point
+of ``--points`` minutes of training, exports the network and rates it at ``--sims`` simulations a
+move in ``--games`` games against the anchor nearest its last rating (and the next anchor too when
+it scored above 80% or below 20%), from the game's shipped opening book with colours swapped. Its
+Elo is fitted with the ladder's games, greedy at 0. Rating games are not training time: the table
+gives both, and the training's CPU time.
+
+Everything is resumable: run the same command again after a kill and it goes on where it stopped
+(finished parts and rating games are kept). The run trains in ``runs/<run>``; the ladder, the exported
+networks, their rating games, ``curve.csv`` and ``curve.png`` go to ``runs/<run>-rating``.
+Run it alone: the parts train for wall-clock minutes, so a busy machine trains less in each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from agents.alphazero.checkpoint import load_checkpoint
+from evaluate.game import read_openings, shipped_book
+from evaluate.ratings import Result, rate
+from evaluate.report import pairwise_results
+from evaluate.results import read_results
+from evaluate.tournament import RESULTS_FILE, TournamentConfig, run_tournament
+
+ROOT = Path(__file__).resolve().parents[1]
+ZERO = "greedy"
+"""the anchor at Elo 0"""
+CSV_FIELDS = [
+    "point", "training_minutes", "training_cpu_minutes", "learner_steps", "self_play_games", "rating_minutes",
+    "rated_against", "score", "elo", "elo_low", "elo_high",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How a game's curve is trained and rated: training flags, its anchors (greedy is Elo 0; they
+    are ordered by the ladder's own games) and the ladder's games per pair."""
+
+    train: list[str]
+    anchors: list[str]
+    ladder_games: int = 100
+
+
+RECIPES = {
+    "los_alamos": Recipe(
+        ["--preset", "los_alamos", "--total-steps", "46000", "--replay-size", "300000", "--eval-every", "0"],
+        [
+            "greedy",
+            "fairy-stockfish?nodes=10",
+            "fairy-stockfish?skill=-3&depth=1",
+            "fairy-stockfish?skill=0&depth=1",
+            "fairy-stockfish?depth=1",
+        ],
+    ),
+    "chess": Recipe(
+        ["--preset", "chess", "--init", str(ROOT / "agents" / "networks" / "chess.pt"), "--eval-every", "0"],
+        [
+            "greedy",
+            "fairy-stockfish?nodes=10",
+            "stockfish?skill=0&depth=1",
+            "stockfish?elo=1350&movetime=100",
+            "stockfish?elo=1600&movetime=100",
+        ],
+    ),
+    "four_player": Recipe(
+        ["--preset", "four_player", "--eval-every", "0"],
+        ["random", "greedy", "material-mcts?sims=800"],
+        ladder_games=40,
+    ),
+}
+
+
+def openings(game: str, count: int) -> list[str]:
+    return read_openings(str(shipped_book(game)), game)[:count]
+
+
+def tournament(game: str, agents: list[str], games: int, out: Path, gauntlet: bool = False) -> list[Result]:
+    """Play (or finish) a tournament in ``out``; its pairwise results."""
+    seats = 4 if game == "four_player" else 2
+    config = TournamentConfig(game, agents, games, openings(game, games // seats), gauntlet=gauntlet)
+    run_tournament(config, out, workers=2, progress=False)
+    return pairwise_results(list(read_results(out / RESULTS_FILE).values()))
+
+
+def cpu_minutes_of_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (usage.ru_utime + usage.ru_stime) / 60
+
+
+def train_until(recipe: Recipe, game: str, run_dir: Path, minutes: float, total: float, extra: list[str]) -> None:
+    """Train the run until it has ``minutes`` of training in all, adding the part's CPU minutes to
+    the run's count (also when Ctrl-C stops it: the part saves its checkpoint on the same signal)."""
+    state_path = run_dir.parent / f"{run_dir.name}-rating" / "cpu.json"
+    before = cpu_minutes_of_children()
+    command = [
+        sys.executable, "-m", "train.alphazero", *recipe.train, "--game", game, "--run-name", run_dir.name,
+        "--runs-dir", str(run_dir.parent), "--resume", "--minutes", str(total), "--pause-at", str(minutes),
+        "--progress", "false", *extra,
+    ]  # fmt: skip
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)
+    try:
+        process.wait()
+    except KeyboardInterrupt:
+        process.wait()
+        raise
+    finally:
+        spent = training_cpu_minutes(state_path) + cpu_minutes_of_children() - before
+        state_path.write_text(json.dumps({"training_cpu_minutes": spent}))
+    if process.returncode:
+        raise SystemExit(f"training stopped with exit status {process.returncode}")
+
+
+def training_cpu_minutes(state_path: Path) -> float:
+    return json.loads(state_path.read_text())["training_cpu_minutes"] if state_path.exists() else 0.0
+
+
+def rate_point(
+    game: str, network: str, anchors: list[str], ladder: list[Result], start: int, games: int, out: Path
+) -> tuple[list[str], float, tuple[float, float, float]]:
+    """Rate ``network`` against ``anchors[start]``, then the next anchor up or down while it scores
+    above 80% or below 20% against the last; (anchors played, score, (Elo, low, high))."""
+    played: list[str] = []
+    results: list[Result] = []
+    index = start
+    while 0 <= index < len(anchors) and anchors[index] not in played:
+        anchor = anchors[index]
+        played.append(anchor)
+        slug = anchor.replace("?", "-").replace("&", "-").replace("=", "")
+        mine = tournament(game, [network, anchor], games, out / slug, gauntlet=True)
+        results += mine
+        score = sum(r.score if r.first == network else 1 - r.score for r in mine) / len(mine)
+        index += 1 if score > 0.8 else -1 if score < 0.2 else len(anchors)
+    score = sum(r.score if r.first == network else 1 - r.score for r in results) / len(results)
+    rating = next(r for r in rate(ladder + results, anchor=ZERO, bootstrap=300) if r.player == network)
+    return played, score, (rating.elo, rating.low, rating.high)
+
+
+def plot(rows: list[dict[str, str]], anchors: dict[str, float], title: str, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4.2))
+    minutes = [float(r["training_cpu_minutes"]) for r in rows]
+    elo = [float(r["elo"]) for r in rows]
+    low = [e - float(r["elo_low"]) for e, r in zip(elo, rows)]
+    high = [float(r["elo_high"]) - e for e, r in zip(elo, rows)]
+    axes.errorbar(minutes, elo, yerr=[low, high], marker="o", capsize=3, label="network, 200 simulations a move")
+    for name, value in anchors.items():
+        axes.axhline(value, color="grey", linestyle=":", linewidth=0.8)
+        axes.annotate(name, (0, value), xytext=(2, 2), textcoords="offset points", fontsize=7, color="dimgrey")
+    axes.set_xlabel("CPU minutes of training (2 cores; rating games not counted)")
+    axes.set_ylabel("Elo over greedy (95% interval)")
+    axes.set_title(title)
+    axes.set_xlim(left=0)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", choices=sorted(RECIPES), required=True)
+    parser.add_argument("--run", help="run folder name (default curve-<game>)")
+    parser.add_argument("--runs-dir", type=Path, default=ROOT / "runs", help="where the run's folders go")
+    parser.add_argument("--points", type=float, nargs="+", default=[5, 10, 20, 30, 45, 60, 90, 120, 150, 180, 210, 240])
+    parser.add_argument("--games", type=int, default=100, help="rating games per anchor per point")
+    parser.add_argument("--sims", type=int, default=200, help="the network's simulations a move when rated")
+    parser.add_argument("--ladder-games", type=int, default=0, help="the anchors' games per pair (0: the recipe's)")
+    parser.add_argument("train_flags", nargs="*", help="more training flags (after --), e.g. -- --filters 64")
+    args = parser.parse_args()
+    recipe = RECIPES[args.game]
+    run_dir = args.runs_dir.resolve() / (args.run or f"curve-{args.game}")
+    curve_dir = run_dir.parent / f"{run_dir.name}-rating"
+    curve_dir.mkdir(parents=True, exist_ok=True)
+    ladder = tournament(args.game, recipe.anchors, args.ladder_games or recipe.ladder_games, curve_dir / "ladder")
+    ladder_elo = {r.player: r.elo for r in rate(ladder, anchor=ZERO, bootstrap=0)}
+    anchors = sorted(recipe.anchors, key=ladder_elo.__getitem__)  # the ladder's order, as measured
+    print("anchors (Elo over greedy): " + ", ".join(f"{a} {ladder_elo[a]:+.0f}" for a in anchors), flush=True)
+    table = curve_dir / "curve.csv"
+    rows = list(csv.DictReader(table.open())) if table.exists() else []
+    total = max(args.points)
+    for point in sorted(args.points):
+        if any(float(r["point"]) == point for r in rows):
+            continue
+        train_until(recipe, args.game, run_dir, point, total, args.train_flags)
+        counters = load_checkpoint(run_dir / "checkpoints" / "last.pt")["counters"]
+        network_path = curve_dir / f"{point:g}min.pt"
+        subprocess.run(
+            [sys.executable, "-m", "agents.alphazero.checkpoint", str(run_dir / "checkpoints" / "last.pt"),
+             str(network_path)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        network = f"alphazero:{network_path}?sims={args.sims}"
+        last = float(rows[-1]["elo"]) if rows else 0.0
+        start = min(range(len(anchors)), key=lambda i: abs(ladder_elo[anchors[i]] - last))
+        started = time.monotonic()
+        played, score, (elo, low, high) = rate_point(
+            args.game, network, anchors, ladder, start, args.games, curve_dir / f"{point:g}min"
+        )
+        row = {
+            "point": f"{point:g}",
+            "training_minutes": f"{counters['seconds'] / 60:.1f}",
+            "training_cpu_minutes": f"{training_cpu_minutes(curve_dir / 'cpu.json'):.1f}",
+            "learner_steps": str(counters["learner_steps"]),
+            "self_play_games": str(counters["games"]),
+            "rating_minutes": f"{(time.monotonic() - started) / 60:.1f}",
+            "rated_against": " + ".join(played),
+            "score": f"{score:.3f}",
+            "elo": f"{elo:.0f}",
+            "elo_low": f"{low:.0f}",
+            "elo_high": f"{high:.0f}",
+        }
+        rows.append(row)
+        with table.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, CSV_FIELDS)
+            writer.writeheader()
+            writer.writerows(rows)
+        print(" | ".join(f"{k} {v}" for k, v in row.items()), flush=True)
+        plot(rows, {a: ladder_elo[a] for a in anchors}, f"{args.game}: Elo over greedy", curve_dir / "curve.png")
+
+
+if __name__ == "__main__":
+    main()
