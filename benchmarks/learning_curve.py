@@ -216,8 +216,8 @@ def main() -> None:
         )
         row = {
             "point": f"{point:g}",
-            "training_minutes": f"{counters['seconds'] / 60:.1f}",
-            "training_cpu_minutes": f"{training_cpu_minutes(curve_dir / 'cpu.json'):.1f}",
+            "training_minutes": f"{counters['seconds'] / 60:.2f}",
+            "training_cpu_minutes": f"{training_cpu_minutes(curve_dir / 'cpu.json'):.2f}",
             "learner_steps": str(counters["learner_steps"]),
             "self_play_games": str(counters["games"]),
             "rating_minutes": f"{(time.monotonic() - started) / 60:.1f}",

@@ -135,6 +135,7 @@ def run(config: AlphaZeroConfig, on_iteration: Callable[[int, Players, Learner],
     finally:
         bar.close()
         players.close()
+        counters["seconds"] = seconds_before + time.monotonic() - started_at
         path = learner.save()
         learner.close()
     print(f"saved {path} ({counters['learner_steps']} learner steps, {counters['games']} games)")
