@@ -13,8 +13,9 @@ positions (the shipped books), of:
   compiles again, and search batches change size every wave);
 * ``onnx``: the network exported to ONNX under ONNX Runtime (what ``alphazero:NET.onnx`` runs);
 * ``onnx int8``: the same with static int8 quantization (QDQ, calibrated on book positions);
-* ``openvino``: the ONNX model compiled by OpenVINO for the CPU (with ``--openvino``;
-  ``pip install openvino``).
+* ``openvino``: the ONNX model compiled by OpenVINO for the CPU at its default precision, and
+  ``openvino f32``: the network built for OpenVINO at float32 (``runtime=openvino`` of the agents
+  and ``--inference openvino`` of self-play; both with ``--openvino``, ``pip install .[openvino]``).
 
 Accuracy, against the float32 network on the same positions: the share of positions whose top
 policy move is the same, and the largest value difference. Run it alone: it times the CPU.
@@ -34,6 +35,7 @@ import torch
 from agents.alphazero.checkpoint import load_network
 from agents.alphazero.network import AlphaZeroNet, fused_for_inference
 from agents.alphazero.onnx import onnx_bytes
+from agents.alphazero.openvino_net import compile_network
 from agents.shipped import shipped_checkpoint
 from chess_envs.registry import new_state
 from evaluate.game import read_openings, shipped_book
@@ -150,7 +152,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repetitions", type=int, default=20)
     parser.add_argument("--compile", action="store_true", help="also time torch.compile (slow to compile)")
-    parser.add_argument("--openvino", action="store_true", help="also time OpenVINO (pip install openvino)")
+    parser.add_argument("--openvino", action="store_true", help="also time OpenVINO (pip install .[openvino])")
     args = parser.parse_args()
     logging.getLogger().setLevel(logging.ERROR)  # the quantizer's advice on pre-processing
     print("positions per second (ratio to eager); accuracy: same top move / largest value difference vs fp32")
@@ -177,6 +179,7 @@ def main() -> None:
                 variants["compiled"] = torch_forward(compiled, True)
             if args.openvino:
                 variants["openvino"] = openvino_forward(model, threads)
+                variants["openvino f32"] = compile_network(network, threads)
             for size in args.batches:
                 batch = planes[:size]
                 base = rate(variants["eager"], batch, args.repetitions)
@@ -185,7 +188,7 @@ def main() -> None:
                                              for n, f in variants.items())]  # fmt: skip
                 print(f"  {threads} thread{'s' if threads > 1 else ''}, batch {size}: " + "; ".join(cells), flush=True)
         reference = torch_forward(network, False)
-        for name in ("fused NHWC", "onnx", "onnx int8") + (("openvino",) if args.openvino else ()):
+        for name in ("fused NHWC", "onnx", "onnx int8") + (("openvino", "openvino f32") if args.openvino else ()):
             same, worst = accuracy(variants[name], reference, planes)
             print(f"  accuracy of {name}: same top move {100 * same:.1f}%, largest value difference {worst:.4f}")
 

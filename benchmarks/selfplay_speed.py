@@ -8,6 +8,7 @@ over ``--moves`` moves, reported per run and as the median, with the network eva
 second (a simulation that ends on a cached or finished position needs none).
 
     python benchmarks/selfplay_speed.py [--preset los_alamos] [--moves 120] [--runs 5]
+    python benchmarks/selfplay_speed.py --inference openvino                  # OpenVINO on the CPU
     python benchmarks/selfplay_speed.py --device cuda --games-in-parallel 1024   # a GPU's batch
 """
 
@@ -19,7 +20,7 @@ import time
 
 import numpy as np
 
-from agents.alphazero.agent import NetworkEvaluator
+from agents.alphazero.agent import RUNTIMES, NetworkEvaluator
 from agents.alphazero.checkpoint import load_network
 from agents.alphazero.network import resolve_device
 from agents.shipped import shipped_checkpoint
@@ -34,7 +35,7 @@ def games_per_minute(args: AlphaZeroConfig, moves: int, seed: int) -> tuple[floa
     network, _ = load_network(shipped_checkpoint(args.game), args.game)
     self_play = SelfPlay(
         args.game,
-        NetworkEvaluator(network, resolve_device(args.device)),
+        NetworkEvaluator(network, resolve_device(args.device), args.inference),
         self_play_search(args),
         args.games_in_parallel,
         args.temperature_plies,
@@ -55,10 +56,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N or auto")
+    parser.add_argument("--inference", default="torch", choices=RUNTIMES, help="what runs the network")
     parser.add_argument("--games-in-parallel", type=int, default=0, help="games searched together (0: the preset's)")
     options = parser.parse_args()
     overrides = {"games_in_parallel": options.games_in_parallel} if options.games_in_parallel else {}
-    args = build(AlphaZeroConfig, **{**PRESETS[options.preset], "device": options.device, **overrides})
+    settings = {"device": options.device, "inference": options.inference, **overrides}
+    args = build(AlphaZeroConfig, **{**PRESETS[options.preset], **settings})
     rates, evaluations = [], []
     for run in range(options.runs):
         rate, finished, per_second = games_per_minute(args, options.moves, options.seed)
@@ -71,7 +74,8 @@ def main() -> None:
         )
     median = statistics.median(rates)
     print(
-        f"{options.preset} on {resolve_device(args.device)}, {args.games_in_parallel} games in parallel: median "
+        f"{options.preset} on {resolve_device(args.device)} ({args.inference}), "
+        f"{args.games_in_parallel} games in parallel: median "
         f"{median:.1f} self-play games/min ({60 * median:,.0f}/hour), "
         f"{statistics.median(evaluations):,.0f} network evaluations/s over {options.runs} runs"
     )

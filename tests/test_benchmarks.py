@@ -153,7 +153,7 @@ def test_mcts_throughput_compares_native_and_python_search_for_every_game():
 def test_inference_speed_times_every_variant():
     result = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "inference_speed.py"), "--batches", "4", "--repetitions", "1",
-         "--threads", "1"],
+         "--threads", "1", "--openvino"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -161,7 +161,7 @@ def test_inference_speed_times_every_variant():
     assert result.returncode == 0, result.stderr
     for game in ("los_alamos", "chess", "four_player"):
         assert f"{game} network" in result.stdout
-    for variant in ("eager", "fused", "fused NHWC", "onnx", "onnx int8", "accuracy of onnx int8"):
+    for variant in ("eager", "fused", "fused NHWC", "onnx", "onnx int8", "accuracy of onnx int8", "openvino f32"):
         assert variant in result.stdout
 
 
@@ -200,10 +200,10 @@ def test_learning_curve_trains_in_parts_rates_each_and_resumes(tmp_path):
 
 def test_selfplay_speed_prints_games_per_hour_and_evaluations_per_second():
     command = [sys.executable, str(ROOT / "benchmarks" / "selfplay_speed.py"), "--preset", "quick", "--moves", "2",
-               "--runs", "1", "--games-in-parallel", "4"]  # fmt: skip
+               "--runs", "1", "--games-in-parallel", "4", "--inference", "openvino"]  # fmt: skip
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    assert "quick on cpu, 4 games in parallel: median" in result.stdout and "network evaluations/s" in result.stdout
+    assert "quick on cpu (openvino), 4 games in parallel: median" in result.stdout and "network evaluations/s" in result.stdout
 
 
 @pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="a GPU machine runs the real benchmark")

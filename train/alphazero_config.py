@@ -12,7 +12,9 @@ from typing import Any
 import numpy as np
 
 from agents.alphazero import material
+from agents.alphazero.agent import RUNTIMES
 from agents.alphazero.mcts import MCTSConfig
+from agents.alphazero.network import resolve_device
 from chess_envs.registry import new_state
 from train.config import Config, arg, section
 from train.sections import EvaluationSection, NetworkSection, OptimizerSection, RunSection
@@ -60,6 +62,12 @@ class SelfPlaySection:
         high=1,
     )
     eval_simulations: int = arg(32, "simulations per move when evaluating", low=1, high=100_000)
+    inference: str = arg(
+        "torch",
+        "what runs the network in self-play: torch, or openvino (CPU only, the same outputs, faster; "
+        "pip install .[openvino])",
+        choices=RUNTIMES,
+    )
 
 
 @dataclass
@@ -106,6 +114,8 @@ class AlphaZeroConfig(Config):
             raise ValueError(f"value_target_q must be 0 for games of more than two players, got {self.value_target_q}")
         if self.teacher_games and (not material.evaluates(self.game) or self.backend != "local"):
             raise ValueError("teacher_games: the material search teaches four-player chess, with --backend local")
+        if self.inference == "openvino" and resolve_device(self.device).type != "cpu":
+            raise ValueError(f"--inference openvino runs self-play on the CPU: use --device cpu, not {self.device}")
         per_position = int(np.prod(prototype.observation_shape)) + 64 * 6 + 4 * prototype.num_players
         check_memory(f"a replay buffer of {self.replay_size:,} positions", self.replay_size * per_position)
 

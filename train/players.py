@@ -48,7 +48,7 @@ def new_self_play(config: AlphaZeroConfig, learner: Learner, seed: Sequence[int]
     teacher = learner.counters["games"] < config.teacher_games
     return SelfPlay(
         config.game,
-        MaterialEvaluator() if teacher else NetworkEvaluator(learner.network.eval(), learner.device),
+        MaterialEvaluator() if teacher else NetworkEvaluator(learner.network.eval(), learner.device, config.inference),
         self_play_search(config, teacher),
         config.games_in_parallel,
         config.temperature_plies,

@@ -40,7 +40,7 @@ class SelfPlayActor:
         settings = from_dict(AlphaZeroConfig, config)
         device = resolve_device(settings.device)
         self.network = AlphaZeroNet(network_config(settings)).to(device).eval()
-        self.evaluator = NetworkEvaluator(self.network, device)
+        self.evaluator = NetworkEvaluator(self.network, device, settings.inference)
         self.self_play = SelfPlay(
             settings.game,
             self.evaluator,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -11,6 +12,7 @@ from agents.alphazero.checkpoint import load_network
 from agents.alphazero.mcts_config import MAX_MATE_DEPTH, MCTSConfig
 from agents.alphazero.network import AlphaZeroNet, fused_for_inference, resolve_device
 from agents.alphazero.onnx import OnnxEvaluator
+from agents.alphazero.openvino_net import compile_network
 from agents.alphazero.search_agent import SearchAgent
 from agents.base import float_option, int_option, register_agent
 from chess_envs.core import GameState
@@ -25,12 +27,19 @@ class NetworkEvaluator:
     benchmarks/inference_speed.py), rebuilt whenever the network's weights have changed since
     (an optimizer step or ``load_state_dict``), so the caller's network is never switched to
     eval mode or read stale. On CUDA the pass runs in float16 autocast; the same code runs on the CPU.
+    With ``runtime="openvino"`` (CPU only) the rebuilt copy is compiled by OpenVINO at float32
+    (:mod:`agents.alphazero.openvino_net`): the same outputs, faster on a CPU.
     """
 
-    def __init__(self, network: AlphaZeroNet, device: torch.device) -> None:
+    def __init__(self, network: AlphaZeroNet, device: torch.device, runtime: str = "torch") -> None:
+        if runtime not in RUNTIMES:
+            raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}, got {runtime!r}")
+        if runtime == "openvino" and device.type != "cpu":
+            raise ValueError(f'runtime "openvino" runs on the CPU, not on {device}')
         self.network = network
         self.device = device
-        self._fused: AlphaZeroNet | None = None
+        self.runtime = runtime
+        self._fused: Callable[[torch.Tensor], tuple[np.ndarray, np.ndarray]] | None = None
         self._version = -1
         self.seconds = 0.0
         """wall time spent in calls so far (the network's share of a search)"""
@@ -46,20 +55,34 @@ class NetworkEvaluator:
         start = time.perf_counter()
         version = self._weights_version()
         if self._fused is None or version != self._version:
-            fused = fused_for_inference(self.network).to(memory_format=torch.channels_last)  # type: ignore[call-overload]
-            self._fused, self._version = fused, version
+            self._fused, self._version = self._compiled(), version
         if planes.dtype == np.uint8:  # quantize_planes: 1/255 steps, as the replay buffer hands them to learning
             batch = torch.from_numpy(np.ascontiguousarray(planes)).to(self.device).float().div_(255.0)
         else:
             batch = torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32)).to(self.device)
-        batch = batch.contiguous(memory_format=torch.channels_last)
-        with torch.autocast(self.device.type, dtype=torch.float16, enabled=self.device.type == "cuda"):
-            logits, values = self._fused(batch)
-        out = logits.float().cpu().numpy(), values.float().cpu().numpy()
+        out = self._fused(batch)
         if self.teams:
             out = out[0], team_values(out[1])
         self.seconds += time.perf_counter() - start
         return out
+
+    def _compiled(self) -> Callable[[torch.Tensor], tuple[np.ndarray, np.ndarray]]:
+        """The current weights' forward pass: a fused channels-last copy, or its OpenVINO build."""
+        if self.runtime == "openvino":
+            forward = compile_network(self.network, torch.get_num_threads())
+            return lambda batch: forward(batch.numpy())
+        fused = fused_for_inference(self.network).to(memory_format=torch.channels_last)  # type: ignore[call-overload]
+
+        def run(batch: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+            with torch.autocast(self.device.type, dtype=torch.float16, enabled=self.device.type == "cuda"):
+                logits, values = fused(batch.contiguous(memory_format=torch.channels_last))
+            return logits.float().cpu().numpy(), values.float().cpu().numpy()
+
+        return run
+
+
+RUNTIMES = ("torch", "openvino")
+"""what runs the network's forward pass in search: PyTorch (any device) or OpenVINO (CPU)"""
 
 
 def team_values(values: np.ndarray) -> np.ndarray:
@@ -76,9 +99,10 @@ class AlphaZeroAgent(SearchAgent):
 
     Options: ``sims`` (simulations per move, up to 100,000), ``temperature``, ``device``,
     ``gumbel``, ``seed``, ``leaves`` (per wave, up to 256), ``cache_mb`` (memory for network
-    outputs of positions seen again, default 256; :meth:`reset` empties it) and ``mate`` (the
-    root's forced wins searched for first, up to this many moves: default 3, 0 off; its cost comes
-    off the simulations, :attr:`MCTSConfig.mate_depth`).
+    outputs of positions seen again, default 256; :meth:`reset` empties it), ``mate`` (the root's
+    forced wins searched for first, up to this many moves: default 3, 0 off; its cost comes off the
+    simulations, :attr:`MCTSConfig.mate_depth`) and ``runtime`` (``torch``, the default, or
+    ``openvino``: the same outputs, faster on a CPU; :mod:`agents.alphazero.openvino_net`).
     """
 
     evaluator: NetworkEvaluator | OnnxEvaluator
@@ -96,9 +120,10 @@ class AlphaZeroAgent(SearchAgent):
         leaves: int | str = 8,
         cache_mb: float | str = 256.0,
         mate: int | str = 3,
+        runtime: str = "torch",
     ) -> None:
         self.name = "alphazero"
-        self.device = resolve_device(device)
+        self.device = resolve_device("cpu" if runtime == "openvino" and device == "auto" else device)
         config = MCTSConfig(
             simulations=int_option(sims, "sims", minimum=1, maximum=100_000),
             gumbel=bool(int_option(gumbel, "gumbel", minimum=0, maximum=1)),
@@ -110,13 +135,15 @@ class AlphaZeroAgent(SearchAgent):
         temperature = float_option(temperature, "temperature", 0.0, 100.0)
         evaluator: NetworkEvaluator | OnnxEvaluator
         if network is None and path is not None and str(path).endswith(".onnx"):
+            if runtime != "torch":
+                raise ValueError(f"runtime={runtime} is for checkpoints; an .onnx file runs on ONNX Runtime")
             evaluator = OnnxEvaluator(path, game)  # ONNX Runtime on the CPU
         else:
             if network is None:
                 if path is None:
                     raise ValueError("the alphazero agent needs a checkpoint: alphazero:PATH?sims=N")
                 network, _ = load_network(path, game, self.device)
-            evaluator = NetworkEvaluator(network, self.device)
+            evaluator = NetworkEvaluator(network, self.device, runtime)
         super().__init__(game, evaluator, config, temperature, int_option(seed, "seed"))
 
     def reset(self, seed: int | None = None) -> None:

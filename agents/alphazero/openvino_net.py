@@ -1,0 +1,96 @@
+"""The AlphaZero network compiled by OpenVINO for the CPU, at float32 precision.
+
+The graph is built op by op from the BatchNorm-folded network's weights (a few milliseconds, no
+tracing), so a learner's new weights cost one compile (a fraction of a second) rather than a
+conversion through PyTorch's frontend. Float32 is asked for explicitly: OpenVINO's CPU plugin
+otherwise lowers precision where the processor allows, and its moves then differ from the torch
+network's on a few positions in a hundred (``benchmarks/inference_speed.py --openvino``).
+
+    pip install "chess-envs[openvino]"
+    alphazero:@chess?sims=200&runtime=openvino           # an agent on it
+    python -m train.alphazero --preset los_alamos --inference openvino
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from torch import nn
+
+from agents.alphazero.network import AlphaZeroNet, ResidualBlock, fused_for_inference
+
+Forward = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+"""planes ``[B, C, H, W]`` float32 -> (logits ``[B, num_actions]``, values ``[B, value_size]``)"""
+
+
+def _openvino() -> Any:
+    try:
+        import openvino
+    except ImportError:
+        raise ImportError('runtime "openvino" needs OpenVINO: pip install "chess-envs[openvino]"') from None
+    return openvino
+
+
+def compile_network(network: AlphaZeroNet, threads: int) -> Forward:
+    """``network``'s forward pass (eval mode, BatchNorm folded) compiled for the CPU on ``threads``
+    threads; any batch size."""
+    openvino = _openvino()
+    model = _graph(fused_for_inference(network), openvino)
+    compiled = openvino.Core().compile_model(
+        model, "CPU", {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": threads}
+    )
+    request = compiled.create_infer_request()
+
+    def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        out = request.infer({0: np.ascontiguousarray(planes, dtype=np.float32)})
+        return np.array(out[0]), np.array(out[1])  # the request reuses its buffers: copy them out
+
+    return forward
+
+
+def _graph(network: AlphaZeroNet, openvino: Any) -> Any:
+    """The OpenVINO model of a fused network: the same layers as ``AlphaZeroNet.forward``."""
+    ops = openvino.opset13
+    config = network.config
+
+    def constant(array: Any) -> Any:
+        return ops.constant(np.ascontiguousarray(array.detach().numpy(), dtype=np.float32))
+
+    def layer(module: nn.Module, x: Any) -> Any:
+        if isinstance(module, nn.Sequential):
+            for child in module:
+                x = layer(child, x)
+            return x
+        if isinstance(module, ResidualBlock):
+            y = layer(module.act, layer(module.conv1, x))
+            return layer(module.act, ops.add(x, layer(module.conv2, y)))
+        if isinstance(module, nn.Conv2d):
+            pad = [module.padding[0], module.padding[1]]
+            y = ops.convolution(x, constant(module.weight), [1, 1], pad, pad, [1, 1])
+            return y if module.bias is None else ops.add(y, constant(module.bias.reshape(1, -1, 1, 1)))
+        if isinstance(module, nn.Linear):
+            y = ops.matmul(x, constant(module.weight), False, True)
+            return ops.add(y, constant(module.bias))
+        if isinstance(module, nn.Flatten):
+            return ops.reshape(x, ops.constant(np.array([0, -1], dtype=np.int64)), True)
+        if isinstance(module, nn.ReLU):
+            return ops.relu(x)
+        if isinstance(module, nn.GELU):
+            return ops.gelu(x, "erf")  # torch's exact GELU
+        if isinstance(module, nn.Tanh):
+            return ops.tanh(x)
+        if isinstance(module, nn.Identity):
+            return x
+        raise TypeError(f"no OpenVINO layer for {type(module).__name__}")
+
+    shape = [-1, config.in_channels, config.height, config.width]
+    planes = ops.parameter(openvino.PartialShape(shape), openvino.Type.f32, name="planes")
+    x = layer(network.trunk, layer(network.stem, planes))
+    logits = layer(network.policy, x)
+    if network.move_types:  # [B, types, H, W] -> [B, H, W, types] -> action = square * types + type
+        logits = ops.transpose(logits, ops.constant(np.array([0, 2, 3, 1], dtype=np.int64)))
+        logits = ops.reshape(logits, ops.constant(np.array([0, -1], dtype=np.int64)), True)
+    values = layer(network.value, x)
+    return openvino.Model([logits, values], [planes], "alphazero")

@@ -1,0 +1,86 @@
+"""The network on OpenVINO (``runtime=openvino``): torch's outputs, rebuilt when the weights change,
+the same moves, and settings it cannot honour refused."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from agents.alphazero.agent import NetworkEvaluator
+from agents.alphazero.checkpoint import load_checkpoint, load_network
+from agents.alphazero.network import AlphaZeroNet, NetworkConfig
+from chess_envs.registry import new_state
+from train.alphazero import main as train_main
+
+if not os.environ.get("CI"):  # CI installs the dev extras, OpenVINO included: never skip there
+    pytest.importorskip("openvino")
+
+CPU = torch.device("cpu")
+
+
+def planes_of(shape: tuple[int, ...], batch: int, seed: int = 0) -> np.ndarray:
+    return (np.random.default_rng(seed).random((batch, *shape)) < 0.2).astype(np.float32)
+
+
+@pytest.mark.parametrize("game", ["los_alamos", "chess", "four_player"])
+def test_openvino_outputs_equal_torchs_on_the_shipped_networks(game) -> None:
+    network, _ = load_network(f"@{game}", game)
+    planes = planes_of(new_state(game).observation_shape, 33)
+    logits, values = NetworkEvaluator(network, CPU, "openvino")(planes)
+    expected_logits, expected_values = NetworkEvaluator(network, CPU)(planes)
+    assert logits.shape == expected_logits.shape and values.shape == expected_values.shape
+    assert np.abs(logits - expected_logits).max() < 1e-4 and np.abs(values - expected_values).max() < 1e-5
+
+
+def test_a_gelu_network_with_a_linear_policy_head_and_uint8_planes_matches_too() -> None:
+    config = NetworkConfig(7, 5, 5, num_actions=33, value_size=3, filters=8, blocks=2, value_hidden=8)
+    network = AlphaZeroNet(config).eval()  # GELU, and 33 actions are no multiple of 25 squares: a linear head
+    planes = (planes_of((7, 5, 5), 9) * 255).astype(np.uint8)
+    expected_outputs = NetworkEvaluator(network, CPU)(planes)
+    for got, expected in zip(NetworkEvaluator(network, CPU, "openvino")(planes), expected_outputs):
+        assert got.shape == expected.shape and np.abs(got - expected).max() < 1e-5
+
+
+def test_new_weights_are_compiled_before_the_next_call() -> None:
+    network, _ = load_network("@los_alamos", "los_alamos")
+    planes = planes_of(new_state("los_alamos").observation_shape, 8)
+    evaluator = NetworkEvaluator(network, CPU, "openvino")
+    before = evaluator(planes)[1]
+    with torch.no_grad():
+        network.value[-2].bias.add_(0.5)  # an in-place write, as an optimizer step makes
+    after = evaluator(planes)[1]
+    assert np.abs(after - before).max() > 1e-3
+    assert np.abs(after - NetworkEvaluator(network, CPU)(planes)[1]).max() < 1e-5
+
+
+def test_an_openvino_agent_plays_the_torch_agents_moves() -> None:
+    torch_agent = make_agent("alphazero:@los_alamos?sims=32", "los_alamos")
+    openvino_agent = make_agent("alphazero:@los_alamos?sims=32&runtime=openvino", "los_alamos")
+    state = new_state("los_alamos")
+    for _ in range(12):
+        move = torch_agent.select_action(state)
+        assert openvino_agent.select_action(state) == move
+        state.apply(move)
+        if state.is_terminal():
+            break
+
+
+def test_settings_openvino_cannot_honour_are_refused(tmp_path) -> None:
+    with pytest.raises(ValueError, match="runtime must be one of torch, openvino, got 'tensorrt'"):
+        make_agent("alphazero:@los_alamos?runtime=tensorrt", "los_alamos")
+    network, _ = load_network("@los_alamos", "los_alamos")
+    with pytest.raises(ValueError, match='runtime "openvino" runs on the CPU'):
+        NetworkEvaluator(network, torch.device("meta"), "openvino")
+    with pytest.raises(SystemExit):
+        train_main(["--preset", "smoke", "--runs-dir", str(tmp_path), "--inference", "tensorrt"])
+
+
+def test_self_play_on_openvino_trains(tmp_path) -> None:
+    path = train_main(["--preset", "smoke", "--runs-dir", str(tmp_path), "--progress", "false",
+                       "--inference", "openvino", "--device", "cpu"])  # fmt: skip
+    counters = load_checkpoint(path, "los_alamos")["counters"]
+    assert counters["games"] > 0 and counters["learner_steps"] > 0
