@@ -28,7 +28,7 @@ from agents.alphazero.network import NetworkConfig
 from train.alphazero_config import PRESETS, AlphaZeroConfig
 from train.config import fail, parse_args
 from train.learner import REPLAY, Learner
-from train.players import LocalSelfPlay, Played, Players
+from train.players import LocalSelfPlay, Played, Players, teaching
 from train.run_folder import stop_on_sigterm
 from train.selfplay import FinishedGame
 
@@ -124,6 +124,9 @@ def run(config: AlphaZeroConfig, on_iteration: Callable[[int, Players, Learner],
                 values["losses/policy"], values["losses/value"] = losses["policy"], losses["value"]
             if config.eval_every and counters["iteration"] % config.eval_every == 0:
                 values.update(learner.evaluate())
+                if config.teacher_handover and teaching(config, counters):
+                    values["eval/score_vs_teacher"] = score = learner.score_against_teacher()
+                    counters["handed_over"] = int(score >= config.teacher_handover)
             learner.log(values)
             bar.update()
             evals = {k.split("/")[1]: round(v, 2) for k, v in values.items() if k.startswith("eval/")}

@@ -61,6 +61,14 @@ class SelfPlaySection:
         low=0,
         high=1,
     )
+    teacher_handover: float = arg(
+        0.0,
+        "four-player: the network plays self-play from the first evaluation (every --eval-every iterations) at "
+        "which it scores at least this pairwise placement against the teacher over --eval-games games, each "
+        "searching as in self-play (0: only after --teacher-games)",
+        low=0,
+        high=1,
+    )
     eval_simulations: int = arg(32, "simulations per move when evaluating", low=1, high=100_000)
     inference: str = arg(
         "torch",
@@ -114,6 +122,8 @@ class AlphaZeroConfig(Config):
             raise ValueError(f"value_target_q must be 0 for games of more than two players, got {self.value_target_q}")
         if self.teacher_games and (not material.evaluates(self.game) or self.backend != "local"):
             raise ValueError("teacher_games: the material search teaches four-player chess, with --backend local")
+        if self.teacher_handover and not (self.teacher_games and self.eval_every):
+            raise ValueError("teacher_handover is checked at the evaluations: it needs teacher_games and eval_every")
         if self.inference == "openvino" and resolve_device(self.device).type != "cpu":
             raise ValueError(f"--inference openvino runs self-play on the CPU: use --device cpu, not {self.device}")
         per_position = int(np.prod(prototype.observation_shape)) + 64 * 6 + 4 * prototype.num_players

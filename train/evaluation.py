@@ -1,11 +1,13 @@
-"""A learner's scores against the random and greedy baselines, taking every seat in turn."""
+"""A learner's scores: against the random and greedy baselines taking every seat in turn, and
+against another agent (its teacher) from the shipped book's openings."""
 
 from __future__ import annotations
 
 from agents.base import Agent
 from agents.simple import GreedyAgent, RandomAgent
 from chess_envs.registry import new_state
-from evaluate.game import play_game
+from evaluate.game import play_game, read_openings
+from evaluate.report import pairwise_results
 
 
 def baseline_scores(game: str, agent: Agent, games: int, max_plies: int, seed: int) -> dict[str, float]:
@@ -23,3 +25,19 @@ def baseline_scores(game: str, agent: Agent, games: int, max_plies: int, seed: i
             total += record.scores[seat]
         scores[f"eval/score_vs_{name}"] = total / games
     return scores
+
+
+def score_against(game: str, agent: Agent, opponent: Agent, games: int, max_plies: int) -> float:
+    """``agent``'s pairwise placement score against ``opponent`` (1 above it, 1/2 level, 0 below, for
+    each pair of their seats) over ``games`` games from the shipped book, seated a b a b and b a b a
+    in turn (a b and b a for two players); the agents' names must differ."""
+    openings = read_openings(f"@{game}", game)
+    seats_count = new_state(game).num_players
+    points = pairs = 0.0
+    for index in range(games):
+        seats = [agent if (seat + index) % 2 == 0 else opponent for seat in range(seats_count)]
+        record = play_game(game, seats, openings[index // 2 % len(openings)], max_plies=max_plies)
+        for result in pairwise_results([record]):
+            points += result.score if result.first == agent.name else 1.0 - result.score
+            pairs += 1
+    return points / pairs

@@ -18,10 +18,11 @@ import torch
 
 from agents.alphazero.agent import AlphaZeroAgent
 from agents.alphazero.checkpoint import CheckpointError
+from agents.alphazero.material import MaterialSearchAgent
 from agents.alphazero.network import resolve_device
 from chess_envs.registry import new_state
 from train.alphazero_config import AlphaZeroConfig
-from train.evaluation import baseline_scores
+from train.evaluation import baseline_scores, score_against
 from train.optimization import Optimization, restore_training, training_payload
 from train.replay import ReplayBuffer, ReplayError
 from train.run_folder import RunFolder
@@ -48,7 +49,7 @@ class Learner:
         self.network_config = network_config(config)
         self.network = new_network(config, self.device)
         self.counters: dict[str, Any] = dict.fromkeys(
-            ("iteration", "learner_steps", "games", "positions", "nn_evaluations"), 0
+            ("iteration", "learner_steps", "games", "positions", "nn_evaluations", "handed_over"), 0
         )
         self.counters["seconds"] = 0.0
         self.optimization = Optimization(self.network, config.optimization, config.minutes, self.counters)
@@ -91,6 +92,17 @@ class Learner:
             config.game, sims=config.eval_simulations, device=str(self.device), network=self.network, seed=config.seed
         )
         return baseline_scores(config.game, agent, config.eval_games, config.max_plies, config.seed)
+
+    def score_against_teacher(self) -> float:
+        """The network's pairwise placement against its teacher (``material-mcts``) over
+        ``eval_games`` games, each searching as it does in self-play (``simulations`` and
+        ``teacher_simulations``): whether the network's own games would now teach more."""
+        config = self.config
+        agent = AlphaZeroAgent(
+            config.game, sims=config.simulations, device=str(self.device), network=self.network, seed=config.seed
+        )
+        teacher = MaterialSearchAgent(config.game, sims=config.teacher_simulations, seed=config.seed)
+        return score_against(config.game, agent, teacher, config.eval_games, config.max_plies)
 
     def log(self, values: dict[str, float]) -> None:
         """Scalars to TensorBoard and a line of ``metrics.jsonl``, at the current learner step."""

@@ -42,10 +42,16 @@ class Players(Protocol):
         """Let the workers go."""
 
 
+def teaching(config: AlphaZeroConfig, counters: dict) -> bool:
+    """Whether the teacher still plays self-play: fewer than ``teacher_games`` games so far, and the
+    network has not yet outscored it (``teacher_handover``)."""
+    return counters["games"] < config.teacher_games and not counters["handed_over"]
+
+
 def new_self_play(config: AlphaZeroConfig, learner: Learner, seed: Sequence[int]) -> SelfPlay:
-    """Self-play with the learner's network (one process: the same weights object), or while the
-    run has played fewer than ``teacher_games`` games, with the material search as its teacher."""
-    teacher = learner.counters["games"] < config.teacher_games
+    """Self-play with the learner's network (one process: the same weights object), or while
+    :func:`teaching`, with the material search as its teacher."""
+    teacher = teaching(config, learner.counters)
     return SelfPlay(
         config.game,
         MaterialEvaluator() if teacher else NetworkEvaluator(learner.network.eval(), learner.device, config.inference),
@@ -78,7 +84,7 @@ class LocalSelfPlay:
     def play(self, moves: int) -> Played:
         config, counters = self.config, self.learner.counters
         evaluator = self.evaluator
-        if isinstance(evaluator, MaterialEvaluator) and counters["games"] >= config.teacher_games:
+        if isinstance(evaluator, MaterialEvaluator) and not teaching(config, counters):
             print(f"the teacher played {counters['games']} games: the network plays from now on")
             self.self_play = new_self_play(config, self.learner, [config.seed, 1, counters["iteration"]])
             evaluator = self.evaluator

@@ -15,8 +15,11 @@ import pytest
 
 from agents.alphazero.checkpoint import load_checkpoint
 from agents.alphazero.material import MaterialEvaluator
+from agents.simple import GreedyAgent, RandomAgent
 from chess_envs.registry import new_state
 from train.alphazero import main
+from train.evaluation import score_against
+from train.learner import Learner
 from train.players import with_teacher_values
 from train.selfplay import FinishedGame
 
@@ -71,6 +74,25 @@ def test_four_player_teacher_plays_the_first_games_then_the_network(tmp_path, ca
     assert "the teacher played" not in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("score, handed_over", [(0.5, False), (0.6, True)])
+def test_the_network_takes_over_once_it_outscores_its_teacher(tmp_path, capsys, monkeypatch, score, handed_over):
+    monkeypatch.setattr(Learner, "score_against_teacher", lambda learner: score)
+    flags = ["--game", "four_player", "--teacher-simulations", "8", "--teacher-games", "1000", "--iterations", "4"]
+    path = run(tmp_path, *flags, "--eval-every", "2", "--eval-games", "1", "--teacher-handover", "0.55")
+    assert ("the network plays from now on" in capsys.readouterr().out) is handed_over
+    assert load_checkpoint(path, "four_player")["counters"]["handed_over"] == handed_over
+    metrics = [json.loads(line) for line in (tmp_path / "alphazero" / "metrics.jsonl").read_text().splitlines()]
+    # checked at every evaluation while the teacher plays, never after the handover
+    assert [m.get("eval/score_vs_teacher") for m in metrics] == [None, score, None, None if handed_over else score]
+
+
+def test_the_score_against_the_teacher_is_pairwise_placement_from_book_openings():
+    greedy, random_agent = GreedyAgent(seed=0), RandomAgent(seed=0)
+    score = score_against("four_player", greedy, random_agent, games=2, max_plies=60)
+    assert 0.5 < score <= 1.0  # greedy takes pieces and points that random leaves
+    assert score_against("four_player", random_agent, greedy, games=2, max_plies=60) == pytest.approx(1 - score)
+
+
 def test_teacher_values_blend_the_outcome_with_the_teachers_evaluation():
     state = new_state("four_player")
     planes = np.stack([state.observation()] * 3)
@@ -107,6 +129,7 @@ def test_resume_refuses_a_checkpoint_of_another_game(tmp_path, capsys):
         (["--game", "four_player", "--teacher-games", "5", "--backend", "ray"], "with --backend local"),
         (["--game", "four_player", "--teacher-games", "-1"], "teacher_games must be >= 0"),
         (["--teacher-value-weight", "1.5"], "teacher_value_weight must be <= 1"),
+        (["--game", "four_player", "--teacher-handover", "0.6"], "it needs teacher_games and eval_every"),
     ],
 )
 def test_bad_arguments_are_rejected(tmp_path, capsys, flags, message):
