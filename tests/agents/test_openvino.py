@@ -13,6 +13,7 @@ from agents import make_agent
 from agents.alphazero.agent import NetworkEvaluator
 from agents.alphazero.checkpoint import load_checkpoint, load_network
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig
+from agents.alphazero.onnx import export_onnx
 from chess_envs.registry import new_state
 from train.alphazero import main as train_main
 
@@ -57,9 +58,10 @@ def test_new_weights_are_compiled_before_the_next_call() -> None:
     assert np.abs(after - NetworkEvaluator(network, CPU)(planes)[1]).max() < 1e-5
 
 
-def test_an_openvino_agent_plays_the_torch_agents_moves() -> None:
-    torch_agent = make_agent("alphazero:@los_alamos?sims=32", "los_alamos")
-    openvino_agent = make_agent("alphazero:@los_alamos?sims=32&runtime=openvino", "los_alamos")
+def test_an_agent_on_a_cpu_runs_openvino_by_default_and_plays_the_torch_agents_moves() -> None:
+    torch_agent = make_agent("alphazero:@los_alamos?sims=32&runtime=torch", "los_alamos")
+    openvino_agent = make_agent("alphazero:@los_alamos?sims=32&device=cpu", "los_alamos")
+    assert openvino_agent.evaluator.runtime == "openvino" and torch_agent.evaluator.runtime == "torch"
     state = new_state("los_alamos")
     for _ in range(12):
         move = torch_agent.select_action(state)
@@ -70,8 +72,13 @@ def test_an_openvino_agent_plays_the_torch_agents_moves() -> None:
 
 
 def test_settings_openvino_cannot_honour_are_refused(tmp_path) -> None:
-    with pytest.raises(ValueError, match="runtime must be one of torch, openvino, got 'tensorrt'"):
+    with pytest.raises(ValueError, match="runtime must be auto, torch or openvino, got 'tensorrt'"):
         make_agent("alphazero:@los_alamos?runtime=tensorrt", "los_alamos")
+    with pytest.raises(ValueError, match="runtime must be one of torch, openvino, got 'auto'"):
+        NetworkEvaluator(load_network("@los_alamos", "los_alamos")[0], CPU, "auto")
+    export_onnx("@los_alamos", tmp_path / "la.onnx")
+    with pytest.raises(ValueError, match="runtime=openvino is for checkpoints"):
+        make_agent(f"alphazero:{tmp_path / 'la.onnx'}?runtime=openvino", "los_alamos")
     network, _ = load_network("@los_alamos", "los_alamos")
     with pytest.raises(ValueError, match='runtime "openvino" runs on the CPU'):
         NetworkEvaluator(network, torch.device("meta"), "openvino")
