@@ -237,4 +237,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        raise SystemExit("\ninterrupted: the run and the points rated so far are kept; the same command goes on")

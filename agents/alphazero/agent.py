@@ -110,7 +110,7 @@ class AlphaZeroAgent(SearchAgent):
     outputs of positions seen again, default 256; :meth:`reset` empties it), ``mate`` (the root's
     forced wins searched for first, up to this many moves: default 3, 0 off; its cost comes off the
     simulations, :attr:`MCTSConfig.mate_depth`) and ``runtime`` (``torch``, ``openvino``: the
-    same outputs, 1.2-1.7x faster moves on a CPU, :mod:`agents.alphazero.openvino_net`; or
+    same outputs, 1.15-1.75x faster moves on a CPU, :mod:`agents.alphazero.openvino_net`; or
     ``auto``, the default: OpenVINO on a CPU where it is installed, else torch).
     """
 
