@@ -11,7 +11,9 @@ of ``--points`` minutes of training, exports the network and rates it at ``--sim
 move in ``--games`` games against the anchor nearest its last rating (and the next anchor too when
 it scored above 80% or below 20%), from the game's shipped opening book with colours swapped. Its
 Elo is fitted with the ladder's games, greedy at 0. Rating games are not training time: the table
-gives both, and the training's CPU time.
+gives both, and the training's CPU time. The run's length is the last point (``--minutes`` of every
+part), so its learning rate has annealed by then: a curve to 80 minutes is not the first part of a
+curve to 240.
 
 Everything is resumable: run the same command again after a kill and it goes on where it stopped
 (finished parts and rating games are kept). The run trains in ``runs/<run>``; the ladder, the exported
