@@ -242,4 +242,4 @@ if __name__ == "__main__":
     try:
         main()
     except KeyboardInterrupt:
-        raise SystemExit("\ninterrupted: the run and the points rated so far are kept; the same command goes on")
+        raise SystemExit("\ninterrupted: the run and the points rated so far are kept; run it again to go on") from None
