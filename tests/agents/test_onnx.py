@@ -19,7 +19,7 @@ if not os.environ.get("CI"):  # CI installs the dev extras, ONNX Runtime include
 
 
 @pytest.mark.parametrize("game", ["los_alamos", "chess", "four_player"])
-def test_onnx_outputs_equal_torchs_within_1e_4(game, tmp_path) -> None:
+def test_onnx_outputs_equal_torchs_within_1e_4_of_their_scale(game, tmp_path) -> None:
     path = export_onnx(f"@{game}", tmp_path / f"{game}.onnx")
     network, _ = load_network(f"@{game}", game)
     evaluator = OnnxEvaluator(path, game)
@@ -28,7 +28,8 @@ def test_onnx_outputs_equal_torchs_within_1e_4(game, tmp_path) -> None:
     with torch.inference_mode():
         expected_logits, expected_values = network.eval()(torch.from_numpy(planes))
     assert logits.shape == expected_logits.shape and values.shape == expected_values.shape
-    assert np.abs(logits - expected_logits.numpy()).max() < 1e-4
+    scale = max(1.0, float(np.abs(expected_logits.numpy()).max()))  # float32 rounding grows with the logits
+    assert np.abs(logits - expected_logits.numpy()).max() < 1e-4 * scale
     assert np.abs(values - expected_values.numpy()).max() < 1e-4
 
 
