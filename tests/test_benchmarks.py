@@ -196,6 +196,14 @@ def test_learning_curve_trains_in_parts_rates_each_and_resumes(tmp_path):
     again = subprocess.run(command, capture_output=True, text=True, timeout=300)  # both points done: nothing to do
     assert again.returncode == 0 and "point 0.1" not in again.stdout
     assert (rating / "curve.csv").read_text().splitlines() == rows
+    scratch = subprocess.run([*command[:7], "0", *command[9:]], capture_output=True, text=True, timeout=300)
+    assert scratch.returncode != 0 and "point 0 is the --init network" in scratch.stderr
+    # point 0 of a run from a network rates that network as it is, with no training
+    start = [*command[:4], "--run", "from-net", *command[4:7], "0", *command[9:], "--init", str(rating / "0.1min.pt")]
+    from_network = subprocess.run(start, capture_output=True, text=True, timeout=300)
+    assert from_network.returncode == 0, from_network.stderr
+    row = (tmp_path / "from-net-rating" / "curve.csv").read_text().splitlines()[1].split(",")
+    assert row[:5] == ["0", "0.00", "0.00", "0", "0"] and not (tmp_path / "from-net").exists()
 
 
 def test_selfplay_speed_prints_games_per_hour_and_evaluations_per_second():
