@@ -139,7 +139,7 @@ def parse_args(
 ) -> C:
     """The config of a command line: ``--preset NAME`` first, then the flags given (one per field,
     grouped by section in ``--help``); a bad value ends the program with argparse's usage error."""
-    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--preset", choices=sorted(presets), help="a named set of defaults; flags override it")
     groups: dict[str, argparse._ArgumentGroup] = {}
     for name, (part, item) in settings(cls).items():
