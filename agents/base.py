@@ -95,10 +95,14 @@ class SearchingAgent(Protocol):
 
 
 class AgentBase:
-    """The default ``close`` of agents that hold nothing to end."""
+    """The defaults of agents that hold nothing to end and need no warming up."""
 
     def close(self) -> None:
         """Nothing to end."""
+
+    def warm_up(self, state: GameState) -> None:
+        """Get ready to move in ``state`` before a clock runs (a network is compiled on its first
+        call, which would cost a timed move its budget). Nothing to do here."""
 
 
 class AgentError(RuntimeError):

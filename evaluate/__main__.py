@@ -86,6 +86,13 @@ def _parser() -> argparse.ArgumentParser:
         help="a clock per seat in seconds, e.g. 10+0.1, or 0.5/move: searching agents share their time, overruns lose",
     )
     t.add_argument(
+        "--time-margin",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="how far below zero a clock may fall before its side loses on time (cutechess-cli's timemargin)",
+    )
+    t.add_argument(
         "--sprt",
         nargs=4,
         type=float,
@@ -213,6 +220,7 @@ def tournament(args: argparse.Namespace) -> None:
         options,
         args.time_control,
         _adjudication(args),
+        args.time_margin,
     )
     sprt, stop = None, None
     decided: list[Pentanomial] = []

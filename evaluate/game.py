@@ -51,21 +51,25 @@ class TimeControl:
     """A clock per seat: ``base`` seconds, ``increment`` seconds added after each move (``"10+0.1"``),
     or with ``per_move`` ``base`` seconds for every move, unused time not carried (``"0.5/move"``,
     cutechess-cli's ``st``); ``overhead`` seconds are kept back from every move's budget for the
-    time the game itself takes."""
+    time the game itself takes; a clock loses once it is ``margin`` seconds below zero (cutechess-cli's
+    ``timemargin``: a busy machine's hiccup is not a loss on time)."""
 
     base: float
     increment: float = 0.0
     overhead: float = 0.05
     per_move: bool = False
+    margin: float = 0.0
 
     def __post_init__(self) -> None:
+        if not (0 <= self.margin < 60):
+            raise ValueError(f"a time margin is 0 to 60 seconds, got {self.margin}")
         if not (0 < self.base < 1e6 and 0 <= self.increment < 1e4 and 0 <= self.overhead < 60):
             raise ValueError(f"a time control needs base > 0 and increment >= 0 seconds, got {self}")
         if self.per_move and self.increment:
             raise ValueError("a time control per move has no increment")
 
     @classmethod
-    def parse(cls, text: str) -> TimeControl:
+    def parse(cls, text: str, margin: float = 0.0) -> TimeControl:
         """``"10+0.1"`` (base+increment seconds), ``"60"``, or ``"0.5/move"`` (seconds per move)."""
         per_move = text.endswith("/move")
         base, _, increment = text.removesuffix("/move").partition("+")
@@ -75,7 +79,7 @@ class TimeControl:
             raise ValueError(
                 f"a time control is BASE+INCREMENT in seconds, like 10+0.1, or SECONDS/move; got {text!r}"
             ) from None
-        return cls(seconds, added, per_move=per_move)
+        return cls(seconds, added, per_move=per_move, margin=margin)
 
     def budget(self, left: float) -> float:
         """Seconds a searching agent is given for its move with ``left`` on its clock."""
@@ -158,7 +162,8 @@ def play_game(
     or, in a game with standings (four-player Free-For-All), scored by its points so far.
 
     With ``time_control`` every seat has a clock: an agent that searches (``think``) is given a
-    share of its time (:meth:`TimeControl.budget`), any other is timed as it moves; whoever's
+    share of its time (:meth:`TimeControl.budget`), any other is timed as it moves (each agent's
+    ``warm_up(state)``, where it has one, runs before the clocks start); whoever's
     clock falls below zero loses on time (``termination`` "time"). Clocks are in ``clocks``.
 
     With an active ``adjudication`` (two players), agents that search report a score each move and
@@ -171,6 +176,11 @@ def play_game(
     record = GameRecord(id=game_id, game=game, opening=opening, players=[a.name for a in agents])
     for seat, agent in enumerate(agents):
         agent.reset(seed=None if seed is None else seat_seed(seed, game_id, seat))
+    if time_control is not None:
+        for agent in {id(a): a for a in agents}.values():  # a network compiles before its clock runs
+            warm_up = getattr(agent, "warm_up", None)
+            if callable(warm_up):
+                warm_up(state.copy())
     plies = 0
     clocks = [time_control.base] * len(agents) if time_control is not None else []
     judge = adjudication if adjudication is not None and adjudication.active else None
@@ -202,7 +212,7 @@ def play_game(
             return record
         if time_control is not None:
             clocks[seat] -= time.monotonic() - started
-            if clocks[seat] < 0:
+            if clocks[seat] < -time_control.margin:
                 record.forfeit = f"{agents[seat].name} (seat {seat}) lost on time"
                 record.termination = "time"
                 record.scores = [0.0 if s == seat else 1.0 for s in range(len(agents))]

@@ -60,6 +60,8 @@ class TournamentConfig:
     """``"10+0.1"``: a clock per seat (base+increment seconds), enforced for every agent"""
     adjudication: dict[str, int] | None = None
     """the fields of an :class:`~evaluate.game.Adjudication` (resign and draw by reported scores)"""
+    time_margin: float = 0.0
+    """seconds a clock may fall below zero before its side loses on time"""
 
     def __post_init__(self) -> None:
         if len(self.agents) < 2:
@@ -68,7 +70,9 @@ class TournamentConfig:
             raise ValueError(f"agent specs must differ (add ?seed=N to tell copies apart): {self.agents}")
         self.options = get_game(self.game).check_options(self.options)
         if self.time_control is not None:
-            self.time_control = str(TimeControl.parse(self.time_control))
+            self.time_control = str(TimeControl.parse(self.time_control, self.time_margin))
+        elif self.time_margin:
+            raise ValueError("a time margin needs a time control")
         if self.adjudication is not None:
             self.adjudication = asdict(Adjudication(**self.adjudication))
             if self.seats != 2:
@@ -173,6 +177,7 @@ def _play(
     time_control: str | None = None,
     adjudication: dict[str, int] | None = None,
     out: Path | None = None,
+    time_margin: float = 0.0,
 ) -> GameRecord:
     """Play one scheduled game with this process's agents (built once, rebuilt after a failure),
     shown move by move in ``out``'s live folder. ``entry`` is the game's registry record: a spawned
@@ -186,7 +191,7 @@ def _play(
         agents.append(_worker_agents[spec])
     if "torch" in sys.modules and "torch" in _worker_threads:
         sys.modules["torch"].set_num_threads(_worker_threads.pop("torch"))
-    clock = TimeControl.parse(time_control) if time_control else None
+    clock = TimeControl.parse(time_control, time_margin) if time_control else None
     record = play_game(
         game,
         agents,
@@ -200,7 +205,7 @@ def _play(
         **options,
     )
     if record.forfeit:
-        for spec in scheduled.players:  # an engine that failed is restarted for the next game
+        for spec in dict.fromkeys(scheduled.players):  # an engine that failed is restarted for the next game
             agent = _worker_agents.pop(spec)
             with contextlib.suppress(Exception):  # a dead engine may fail to close; it is gone either way
                 agent.close()
@@ -268,6 +273,7 @@ def run_tournament(
                     config.time_control,
                     config.adjudication,
                     out,
+                    config.time_margin,
                 )
                 writer.append(record)
                 end_live(out, record.id)
@@ -293,6 +299,7 @@ def run_tournament(
                         config.time_control,
                         config.adjudication,
                         out,
+                        config.time_margin,
                     )
                     for g in pending
                 }

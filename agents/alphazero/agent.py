@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from agents.alphazero.checkpoint import load_network
+from agents.alphazero.material import BlendedEvaluator, evaluates
 from agents.alphazero.mcts_config import MAX_MATE_DEPTH, MCTSConfig
 from agents.alphazero.network import AlphaZeroNet, fused_for_inference, resolve_device
 from agents.alphazero.onnx import OnnxEvaluator
@@ -111,10 +112,12 @@ class AlphaZeroAgent(SearchAgent):
     forced wins searched for first, up to this many moves: default 3, 0 off; its cost comes off the
     simulations, :attr:`MCTSConfig.mate_depth`) and ``runtime`` (``torch``, ``openvino``: the
     same outputs, 1.15-1.75x faster moves on a CPU, :mod:`agents.alphazero.openvino_net`; or
-    ``auto``, the default: OpenVINO on a CPU where it is installed, else torch).
+    ``auto``, the default: OpenVINO on a CPU where it is installed, else torch). Four-player only:
+    ``material`` (0 to 1, default 0) blends the material evaluator's values into the network's at
+    every leaf (:class:`~agents.alphazero.material.BlendedEvaluator`).
     """
 
-    evaluator: NetworkEvaluator | OnnxEvaluator
+    evaluator: NetworkEvaluator | OnnxEvaluator | BlendedEvaluator
 
     def __init__(
         self,
@@ -130,6 +133,7 @@ class AlphaZeroAgent(SearchAgent):
         cache_mb: float | str = 256.0,
         mate: int | str = 3,
         runtime: str = "auto",
+        material: float | str = 0.0,
     ) -> None:
         self.name = "alphazero"
         if runtime not in ("auto", *RUNTIMES):
@@ -144,7 +148,7 @@ class AlphaZeroAgent(SearchAgent):
             planes="uint8",
         )
         temperature = float_option(temperature, "temperature", 0.0, 100.0)
-        evaluator: NetworkEvaluator | OnnxEvaluator
+        evaluator: NetworkEvaluator | OnnxEvaluator | BlendedEvaluator
         if network is None and path is not None and str(path).endswith(".onnx"):
             if runtime == "openvino":
                 raise ValueError("runtime=openvino is for checkpoints; an .onnx file runs on ONNX Runtime")
@@ -158,6 +162,11 @@ class AlphaZeroAgent(SearchAgent):
                 installed = importlib.util.find_spec("openvino") is not None
                 runtime = "openvino" if self.device.type == "cpu" and installed else "torch"
             evaluator = NetworkEvaluator(network, self.device, runtime)
+        weight = float_option(material, "material", 0.0, 1.0)
+        if weight:
+            if not evaluates(game):
+                raise ValueError(f"material blends four-player values; {game!r} has no material evaluator")
+            evaluator = BlendedEvaluator(evaluator, weight)
         super().__init__(game, evaluator, config, temperature, int_option(seed, "seed"))
 
     def reset(self, seed: int | None = None) -> None:

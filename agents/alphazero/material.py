@@ -14,6 +14,7 @@ other team's) / scale)``.
 from __future__ import annotations
 
 import time
+from typing import Protocol
 
 import numpy as np
 
@@ -74,6 +75,50 @@ class MaterialEvaluator:
         values = self.values(planes)
         self.seconds += time.perf_counter() - start
         return self._logits[: len(planes)], values
+
+
+class NetworkLike(Protocol):
+    """A network evaluator that reads four-player values for Teams when told (``teams``)."""
+
+    teams: bool
+    seconds: float
+
+    def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+class BlendedEvaluator:
+    """A network's logits with its values blended with the material evaluator's at every leaf:
+    ``(1 - weight) x network + weight x material``, ``[B, 4]`` per relative seat. The hand-made
+    evaluator sees the material a shallow search is about to win or lose, which a small network's
+    value head reads only roughly (AlphaGo mixed its value network with rollouts the same way)."""
+
+    def __init__(self, network: NetworkLike, weight: float, material: MaterialEvaluator | None = None) -> None:
+        if not 0.0 <= weight <= 1.0:
+            raise ValueError(f"the material weight must be in [0, 1], got {weight}")
+        self.network, self.weight = network, weight
+        self.material = material if material is not None else MaterialEvaluator()
+
+    @property
+    def seconds(self) -> float:
+        """time spent evaluating, both evaluators together"""
+        return self.network.seconds + self.material.seconds
+
+    @property
+    def teams(self) -> bool:
+        return self.material.teams
+
+    @teams.setter
+    def teams(self, teams: bool) -> None:
+        """Both read the position as Teams (the network's values as its team's lead)."""
+        self.material.teams = teams
+        self.network.teams = teams
+
+    def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        logits, values = self.network(planes)
+        start = time.perf_counter()
+        blended = (1.0 - self.weight) * values + self.weight * self.material.values(planes)
+        self.material.seconds += time.perf_counter() - start
+        return logits, blended.astype(np.float32)
 
 
 def evaluates(game: str) -> bool:

@@ -15,7 +15,11 @@ from chess_envs.core import GameState
 from chess_envs.registry import get_game
 
 CHUNK = 16
-"""simulations between two looks at the clock, the stop flag and the report"""
+"""simulations between the first looks at the clock, the stop flag and the report"""
+CHUNK_SECONDS = 0.005
+"""a chunk that took less doubles the next (up to MAX_CHUNK): a fast search (material-mcts runs
+~120,000 simulations a second) would otherwise spend most of a timed move between chunks"""
+MAX_CHUNK = 4096
 
 
 def new_search(game: str, evaluator: Evaluator, config: MCTSConfig) -> Search:
@@ -52,6 +56,13 @@ class SearchAgent(AgentBase):
     def prepare(self, state: GameState) -> None:
         """Called before each search (an evaluator that reads the game's options adapts here)."""
 
+    def warm_up(self, state: GameState) -> None:
+        """A throwaway search of ``state`` (its own random numbers, the agent's left as they are),
+        so the evaluator is compiled and its buffers sized before a timed move."""
+        self.prepare(state)
+        tree = self.search.new_tree(state.copy())
+        self.search.policy([tree], np.random.default_rng(0), temperature=self.temperature, simulations=CHUNK)
+
     def select_action(self, state: GameState) -> int:
         """A move that wins on the spot when there is one, else the search's choice: PUCT spends
         its simulations on the network's favourite moves and may never try a low-prior mate."""
@@ -80,10 +91,16 @@ class SearchAgent(AgentBase):
         nodes = limits.nodes
         if nodes is None and limits.seconds is None and not limits.infinite:
             nodes = self.search.config.simulations
-        started, searched = time.monotonic(), 0
+        started, searched, size = time.monotonic(), 0, CHUNK
         while True:
-            chunk = CHUNK if nodes is None else min(CHUNK, nodes - searched)
+            chunk = size if nodes is None else min(size, nodes - searched)
+            elapsed = time.monotonic() - started
+            if limits.seconds is not None and searched and elapsed > 0:  # the last chunk ends on time
+                chunk = max(1, min(chunk, int(searched / elapsed * (limits.seconds - elapsed))))
+            chunk_started = time.monotonic()
             output = self.search.policy([tree], self.rng, temperature=self.temperature, simulations=chunk)
+            if time.monotonic() - chunk_started < CHUNK_SECONDS:
+                size = min(2 * size, MAX_CHUNK)
             searched += chunk
             root, action = tree.root, int(output.action[0])
             if only is not None and root is not None and action not in only:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.alphazero.material import MaterialEvaluator
+from agents.alphazero.material import BlendedEvaluator, MaterialEvaluator
 from agents.alphazero.mcts_config import quantize_planes
 from agents.base import SearchingAgent, SearchLimits, make_agent
 from chess_envs.registry import new_state
@@ -89,3 +89,48 @@ def test_agent_thinks_within_limits_and_reads_the_mode_before_each_search():
     assert teams.legal_action_mask()[thought.action] and thought.pv[0] == thought.action
     agent.think(new_state("four_player"), SearchLimits(nodes=8))
     assert not agent.evaluator.teams
+
+
+def test_blended_values_mix_the_network_and_the_material_lead_and_keep_the_network_logits():
+    logits = np.arange(2 * 5, dtype=np.float32).reshape(2, 5)
+    network_values = np.array([[0.8, -0.8, 0.4, -0.4], [0.0, 0.0, 0.0, 0.0]], np.float32)
+
+    class Network:
+        teams = False
+        seconds = 1.0
+
+        def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return logits, network_values
+
+    network = Network()
+    blended = BlendedEvaluator(network, 0.25)
+    planes = planes_of(START, QUEEN_UP)
+    out_logits, values = blended(planes)
+    assert out_logits is logits and values.dtype == np.float32
+    assert np.allclose(values, 0.75 * network_values + 0.25 * MaterialEvaluator().values(planes))
+    assert blended.seconds >= 1.0
+    blended.teams = True
+    assert network.teams and blended.material.teams
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        BlendedEvaluator(network, 1.5)
+
+
+def test_alphazero_agent_blends_material_on_four_player_only():
+    agent = make_agent("alphazero:@four_player?sims=16&material=0.5", "four_player")
+    assert isinstance(agent.evaluator, BlendedEvaluator) and agent.evaluator.weight == 0.5
+    teams = new_state("four_player", mode="teams")
+    thought = agent.think(teams, SearchLimits(nodes=16))
+    assert agent.evaluator.teams and agent.evaluator.network.teams and teams.legal_action_mask()[thought.action]
+    with pytest.raises(ValueError, match="material evaluator"):
+        make_agent("alphazero:@chess?sims=16&material=0.5", "chess")
+    with pytest.raises(ValueError, match="material"):
+        make_agent("alphazero:@four_player?material=2", "four_player")
+
+
+def test_a_timed_search_grows_its_chunks_and_ends_on_time():
+    agent = make_agent("material-mcts", "four_player")
+    reports: list[int] = []
+    thought = agent.think(new_state("four_player"), SearchLimits(seconds=0.2), report=lambda t: reports.append(t.nodes))
+    # a look at the clock every 16 simulations would leave this fast search idle between chunks
+    assert len(reports) < thought.nodes / 64 and reports[-1] == thought.nodes
+    assert 0.2 <= thought.seconds < 1.0

@@ -85,3 +85,30 @@ def test_a_time_control_per_move_gives_every_move_its_own_budget() -> None:
     assert record.termination == "time" and len(record.moves) == 2
     with pytest.raises(ValueError, match="no increment"):
         TimeControl.parse("1+1/move")
+
+
+def test_a_network_is_warmed_up_before_its_first_timed_move() -> None:
+    # its first call compiles the network (OpenVINO: about a second), more than a 0.1 s move
+    network, teacher = make_agent("alphazero:@four_player", "four_player"), make_agent("material-mcts", "four_player")
+    record = play_game("four_player", [network, teacher, network, teacher], new_state("four_player").to_text(),
+                       max_plies=8, time_control=TimeControl.parse("0.1/move"))  # fmt: skip
+    assert record.termination == "max_plies" and len(record.moves) == 8, record.forfeit
+
+
+def test_a_four_player_table_of_two_agents_survives_a_forfeit(tmp_path) -> None:
+    out = tmp_path / "flags"  # seated a b a b: the forfeiting agent is dropped once, not once a seat
+    main(["tournament", "--game", "four_player", "--agents", "material-mcts", "random", "--games-per-pair", "8",
+          "--time-control", "0.001/move", "--workers", "1", "--out", str(out), "--quiet"])  # fmt: skip
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 8 and all(r["termination"] == "time" for r in records)
+
+
+def test_a_clock_within_its_margin_below_zero_plays_on() -> None:
+    fast = make_agent("random?seed=1", "los_alamos")
+    start = new_state("los_alamos").to_text()
+    for margin, termination in ((0.0, "time"), (0.5, "max_plies")):
+        record = play_game("los_alamos", [fast, SlowAgent(0.2)], start, max_plies=4,
+                           time_control=TimeControl(0.15, per_move=True, margin=margin))  # fmt: skip
+        assert record.termination == termination, margin
+    with pytest.raises(ValueError, match="margin"):
+        TimeControl.parse("1+0", margin=-1)
