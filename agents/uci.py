@@ -203,8 +203,9 @@ class UCIEngine:
     def checkpoint_spec(self, game: str) -> str:
         """The AlphaZero agent of ``--checkpoint``, or of the network shipped for ``game``, with the
         Hash option's cache."""
-        spec = f"alphazero:{self.checkpoint}" if self.checkpoint else shipped_agent(game)
-        return f"{spec}?cache_mb={self.hash_mb}"
+        if self.checkpoint:
+            return f"alphazero:{self.checkpoint}?cache_mb={self.hash_mb}"
+        return shipped_agent(game, cache_mb=self.hash_mb)
 
     def _new_game(self, _: list[str]) -> None:
         self._finish_search()

@@ -130,7 +130,7 @@ def test_with_torch_and_the_agents_extra_the_shipped_networks_play(dist, tmp_pat
         from chess_envs.registry import new_state
         for game in ("chess", "los_alamos", "four_player"):
             assert shipped_checkpoint(game).is_file() and "site-packages" in str(shipped_checkpoint(game))
-            agent = make_agent(shipped_agent(game) + "?sims=8", game)
+            agent = make_agent(shipped_agent(game, sims=8), game)
             state = new_state(game)
             assert agent.select_action(state) in state.legal_actions()
         print("agents ok")

@@ -395,7 +395,7 @@ def default_agents() -> list[str]:
     specs = ["random", "greedy"]
     for game in game_names():
         with contextlib.suppress(ValueError):
-            specs.append(f"{shipped_agent(game)}?sims=200")
+            specs.append(shipped_agent(game, sims=200))
     for engine in ("stockfish", "fairy-stockfish"):
         with contextlib.suppress(Exception):
             _find_binary(engine, engine)

@@ -17,7 +17,7 @@ from chess_envs.registry import new_state
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "shipped_moves.json"
 POSITIONS = {"chess": 200, "los_alamos": 200, "four_player": 120}
-SPEC_OPTIONS = "sims=24&cache_mb=0&device=cpu"
+SPEC_OPTIONS = {"sims": 24, "cache_mb": 0, "device": "cpu"}
 
 
 def positions(game: str, count: int, seed: int = 0) -> list[str]:
@@ -40,7 +40,7 @@ def chosen_moves(game: str, texts: list[str]) -> list[str]:
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # bit-identical network outputs, whatever the machine's core count
     try:
-        agent = make_agent(f"{shipped_agent(game)}?{SPEC_OPTIONS}", game)
+        agent = make_agent(shipped_agent(game, **SPEC_OPTIONS), game)
         moves = []
         for text in texts:
             state = new_state(game, text)

@@ -8,6 +8,7 @@ import pytest
 from agents.alphazero.material import BlendedEvaluator, MaterialEvaluator
 from agents.alphazero.mcts_config import quantize_planes
 from agents.base import SearchingAgent, SearchLimits, make_agent
+from agents.shipped import shipped_agent
 from chess_envs.registry import new_state
 
 START = new_state("four_player").to_text()
@@ -134,3 +135,11 @@ def test_a_timed_search_grows_its_chunks_and_ends_on_time():
     # a look at the clock every 16 simulations would leave this fast search idle between chunks
     assert len(reports) < thought.nodes / 64 and reports[-1] == thought.nodes
     assert 0.2 <= thought.seconds < 1.0
+
+
+def test_the_shipped_four_player_agent_blends_material_unless_told_otherwise():
+    assert shipped_agent("chess", sims=200) == "alphazero:@chess?sims=200"
+    assert shipped_agent("four_player") == "alphazero:@four_player?material=0.5"
+    assert shipped_agent("four_player", sims=8, material=0) == "alphazero:@four_player?material=0&sims=8"
+    network_alone = make_agent(shipped_agent("four_player", material=0), "four_player")
+    assert not isinstance(network_alone.evaluator, BlendedEvaluator)
