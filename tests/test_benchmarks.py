@@ -173,6 +173,23 @@ def test_mate_probe_measures_its_exchange_rate_and_the_solve_rates():
     assert "one simulation takes as long as" in result.stdout and "chess.jsonl, probe 3: mate2" in result.stdout
 
 
+def test_timed_search_counts_simulations_on_book_and_on_played_positions(tmp_path):
+    out = tmp_path / "t"
+    games = [sys.executable, "-m", "evaluate", "tournament", "--game", "four_player", "--agents", "random", "greedy",
+             "--games-per-pair", "4", "--max-plies", "12", "--workers", "1", "--quiet", "--out", str(out)]  # fmt: skip
+    assert subprocess.run(games, capture_output=True, timeout=300).returncode == 0
+    script = [sys.executable, str(ROOT / "benchmarks" / "timed_search.py"), "--game", "four_player",
+              "--seconds", "0.01", "--agents", "material-mcts", "alphazero:@four_player?material=0.5"]  # fmt: skip
+    # 4 games of 12 plies, every 4th ply: 3 positions a game
+    for extra, expected in ((["--positions", "3"], 3), (["--games", str(out / "games.jsonl"), "--every", "4"], 12)):
+        result = subprocess.run([*script, *extra], capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith(f"{expected} positions")
+        assert result.stdout.count("simulations a move mean") == 2
+    refused = subprocess.run([*script[:-2], "greedy"], capture_output=True, text=True, timeout=300)
+    assert refused.returncode != 0 and "greedy does not search" in refused.stderr
+
+
 def test_quick_preset_trains_and_rates_against_greedy(tmp_path):
     command = [sys.executable, str(ROOT / "benchmarks" / "quick_preset.py"), "--seeds", "0", "--games", "2",
                "--sims", "2", "--runs", str(tmp_path), "--", "--minutes", "0.05"]  # fmt: skip
