@@ -482,7 +482,10 @@ def test_think_within_a_node_limit_reports_each_chunk(game):
     before = state.to_text()
     reports = []
     thought = agent.think(state, SearchLimits(nodes=40), report=reports.append)
-    assert [r.nodes for r in reports] == [16, 32, 40] and thought == reports[-1]
+    nodes = [0, *(r.nodes for r in reports)]
+    chunks = [b - a for a, b in zip(nodes, nodes[1:])]
+    assert chunks[0] == 16 and nodes[-1] == 40 and thought == reports[-1], nodes
+    assert all(0 < b <= 2 * a for a, b in zip(chunks, chunks[1:])), "a chunk at most doubles the one before"
     assert state.to_text() == before, "the state is left as it was given"
     assert state.legal_action_mask()[thought.action] and -1 <= thought.score <= 1
     assert thought.pv and thought.pv[0] == thought.action
@@ -516,10 +519,10 @@ def test_think_until_stop_or_for_a_time_or_to_a_depth():
         return len(asked) == 3
 
     thought = agent.think(new_state("los_alamos"), SearchLimits(infinite=True), stop=stop)
-    assert thought.nodes == 48 and len(asked) == 3
+    assert 48 <= thought.nodes <= 16 + 32 + 64 and len(asked) == 3, "three chunks, each at most double"
     assert agent.think(new_state("los_alamos", OPENINGS[1]), SearchLimits(nodes=1000), stop=lambda: True).nodes == 16
     timed = agent.think(new_state("los_alamos", OPENINGS[2]), SearchLimits(seconds=0.2))
-    assert 0.2 <= timed.seconds < 10 and timed.nodes % 16 == 0
+    assert 0.2 <= timed.seconds < 10 and timed.nodes >= 16
     deep = search_agent("los_alamos", simulations=400).think(new_state("los_alamos"), SearchLimits(depth=3))
     assert len(deep.pv) >= 3 and deep.nodes < 400
     shallow = search_agent("los_alamos").think(new_state("los_alamos"), SearchLimits(depth=60))

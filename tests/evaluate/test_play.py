@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agents import make_agent
+from agents.shipped import shipped_agent
 from chess_envs.registry import new_state
 from evaluate.play import parse_move, play_human
 
@@ -82,4 +83,4 @@ def test_without_an_agent_the_shipped_network_plays(game):
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    assert f"alphazero:@{game} plays" in result.stdout
+    assert f"{shipped_agent(game)} plays" in result.stdout
