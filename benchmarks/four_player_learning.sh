@@ -2,7 +2,8 @@
 # The four-player network end to end on this 2-core CPU: the four_player preset trains for MINUTES
 # (default 60; self-play games played by the material search teacher, learned by a 32x4 network),
 # then the network is rated at 200 simulations per move in Free-For-All against greedy and random
-# (each seated a b a b, every seat rotation, 100 games per pair), in Teams against greedy (40 games),
+# (each seated a b a b, every seat rotation, 100 games per pair), then as the shipped agent plays it
+# (material=0.75) against greedy in Free-For-All and in Teams (200 games each, the shipped book),
 # and its value head is checked against the final standings of fresh self-play games.
 #   bash benchmarks/four_player_learning.sh [MINUTES] [RUN_NAME]
 set -euo pipefail
@@ -14,8 +15,11 @@ python -m train.alphazero --preset four_player --run-name "$run" --minutes "$min
 echo "training wall time: $(( $(date +%s) - start )) s"
 python -m agents.alphazero.checkpoint "runs/$run/checkpoints/last.pt" "runs/$run/model.pt"
 net="alphazero:runs/$run/model.pt?sims=200"
+agent="$net&material=0.75"  # as the shipped network plays: the material evaluator's values blended in
 python -m evaluate tournament --game four_player --games-per-pair 100 --gauntlet --out "runs/$run-ffa" --quiet \
     --agents "$net" greedy random
-python -m evaluate tournament --game four_player --option mode=teams --games-per-pair 40 --out "runs/$run-teams" --quiet \
-    --agents "$net" greedy
+python -m evaluate tournament --game four_player --games-per-pair 200 --openings-file @four_player \
+    --out "runs/$run-ffa-blend" --quiet --agents "$agent" greedy
+python -m evaluate tournament --game four_player --option mode=teams --games-per-pair 200 --openings-file @four_player \
+    --out "runs/$run-teams" --quiet --agents "$agent" greedy
 python benchmarks/value_calibration.py --checkpoint "runs/$run/model.pt" --games 32 --out "runs/$run-calibration.png"

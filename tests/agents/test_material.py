@@ -139,7 +139,7 @@ def test_a_timed_search_grows_its_chunks_and_ends_on_time():
 
 def test_the_shipped_four_player_agent_blends_material_unless_told_otherwise():
     assert shipped_agent("chess", sims=200) == "alphazero:@chess?sims=200"
-    assert shipped_agent("four_player") == "alphazero:@four_player?material=0.5"
+    assert shipped_agent("four_player") == "alphazero:@four_player?material=0.75"
     assert shipped_agent("four_player", sims=8, material=0) == "alphazero:@four_player?material=0&sims=8"
     network_alone = make_agent(shipped_agent("four_player", material=0), "four_player")
     assert not isinstance(network_alone.evaluator, BlendedEvaluator)
