@@ -3,6 +3,7 @@ loses on time; clocks reach the results and the PGN."""
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 
@@ -112,3 +113,27 @@ def test_a_clock_within_its_margin_below_zero_plays_on() -> None:
         assert record.termination == termination, margin
     with pytest.raises(ValueError, match="margin"):
         TimeControl.parse("1+0", margin=-1)
+
+
+class FreezeWatcher(AgentBase):
+    """Plays the first legal move and notes how many objects are set aside from full collections."""
+
+    def __init__(self) -> None:
+        self.name, self.frozen = "watcher", []
+
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing carried between games."""
+
+    def select_action(self, state: GameState) -> int:
+        self.frozen.append(gc.get_freeze_count())
+        return int(state.legal_actions()[0])
+
+
+def test_timed_moves_run_with_the_heap_set_aside_from_full_collections() -> None:
+    # a full collection with a network loaded took ~0.1 s and lost timed games on time
+    for time_control, frozen in ((TimeControl.parse("10+0"), True), (None, False)):
+        watcher = FreezeWatcher()
+        play_game("los_alamos", [watcher, make_agent("random?seed=1", "los_alamos")], new_state("los_alamos").to_text(),
+                  max_plies=6, time_control=time_control)  # fmt: skip
+        assert all(count > 0 for count in watcher.frozen) == frozen and watcher.frozen
+        assert gc.get_freeze_count() == 0, "unfrozen when the game ends"
