@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import sys
 import threading
 import time
@@ -199,6 +200,10 @@ class UCIEngine:
                 self.agent = make_agent(self.agent_spec, game)
             else:
                 self.agent = make_agent(f"{self.checkpoint_spec(game)}&sims={_CHUNK}", game)
+            # A full garbage collection of the objects alive now (the network's: ~0.1 s) would land
+            # in some timed search: they are set aside from those collections while the agent lives.
+            gc.collect()
+            gc.freeze()
 
     def checkpoint_spec(self, game: str) -> str:
         """The AlphaZero agent of ``--checkpoint``, or of the network shipped for ``game``, with the
@@ -218,6 +223,7 @@ class UCIEngine:
         agent, self.agent = self.agent, None
         if agent is None:
             return
+        gc.unfreeze()  # the agent's objects may be collected again
         try:
             agent.close()
         except Exception as error:  # a dead engine may fail to close; it is gone either way

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import subprocess
 import sys
@@ -114,6 +115,9 @@ def test_without_a_checkpoint_the_variants_shipped_network_plays():
     state = new_state("los_alamos")
     assert state.legal_action_mask()[state.move_to_action(output[-1].split()[1])]
     assert str(engine.agent.name) == "alphazero:@los_alamos?cache_mb=256&sims=16"
+    assert gc.get_freeze_count() > 0, "the loaded agent's objects are set aside from full collections"
+    engine.shutdown()
+    assert gc.get_freeze_count() == 0
 
 
 def test_stop_during_go_infinite_answers_promptly(tmp_path):
