@@ -92,11 +92,10 @@ class BlendedEvaluator:
     evaluator sees the material a shallow search is about to win or lose, which a small network's
     value head reads only roughly (AlphaGo mixed its value network with rollouts the same way)."""
 
-    def __init__(self, network: NetworkLike, weight: float, material: MaterialEvaluator | None = None) -> None:
+    def __init__(self, network: NetworkLike, weight: float) -> None:
         if not 0.0 <= weight <= 1.0:
             raise ValueError(f"the material weight must be in [0, 1], got {weight}")
-        self.network, self.weight = network, weight
-        self.material = material if material is not None else MaterialEvaluator()
+        self.network, self.weight, self.material = network, weight, MaterialEvaluator()
 
     @property
     def seconds(self) -> float:
@@ -118,7 +117,7 @@ class BlendedEvaluator:
         start = time.perf_counter()
         blended = (1.0 - self.weight) * values + self.weight * self.material.values(planes)
         self.material.seconds += time.perf_counter() - start
-        return logits, blended.astype(np.float32)
+        return logits, blended.astype(np.float32, copy=False)
 
 
 def evaluates(game: str) -> bool:
