@@ -209,19 +209,13 @@ def play_game(
                 move = state.action_to_move(action)
                 state.apply(action)
             except (AgentError, IllegalActionError, ValueError, TypeError) as error:
-                record.forfeit = f"{agents[seat].name} (seat {seat}): {error}"
-                record.termination = "forfeit"
-                record.scores = [0.0 if s == seat else 1.0 for s in range(len(agents))]
-                return record
+                return forfeited(record, seat, f"{agents[seat].name} (seat {seat}): {error}", "forfeit")
             if time_control is not None:
                 clocks[seat] -= time.monotonic() - started
                 if clocks[seat] < -time_control.margin:
-                    record.forfeit = f"{agents[seat].name} (seat {seat}) lost on time"
-                    record.termination = "time"
-                    record.scores = [0.0 if s == seat else 1.0 for s in range(len(agents))]
                     record.clocks.append(0.0)
                     record.moves.append(move)
-                    return record
+                    return forfeited(record, seat, f"{agents[seat].name} (seat {seat}) lost on time", "time")
                 clocks[seat] += time_control.increment
                 record.clocks.append(round(clocks[seat], 3))
                 if time_control.per_move:
@@ -243,6 +237,13 @@ def play_game(
     else:
         record.termination = outcome.termination.value
         record.scores = [(value + 1.0) / 2.0 for value in outcome.returns]
+    return record
+
+
+def forfeited(record: GameRecord, seat: int, reason: str, termination: str) -> GameRecord:
+    """``record`` ended by ``seat`` forfeiting (an error or its clock): every other seat scores 1."""
+    record.forfeit, record.termination = reason, termination
+    record.scores = [0.0 if s == seat else 1.0 for s in range(len(record.players))]
     return record
 
 
