@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from agents.alphazero.checkpoint import load_network
-from agents.alphazero.material import BlendedEvaluator, evaluates
+from agents.alphazero.material import BlendedEvaluator, MaterialEvaluator, evaluates
 from agents.alphazero.mcts_config import MAX_MATE_DEPTH, MCTSConfig
 from agents.alphazero.network import AlphaZeroNet, fused_for_inference, resolve_device
 from agents.alphazero.onnx import OnnxEvaluator
@@ -114,10 +114,14 @@ class AlphaZeroAgent(SearchAgent):
     same outputs, 1.15-1.75x faster moves on a CPU, :mod:`agents.alphazero.openvino_net`; or
     ``auto``, the default: OpenVINO on a CPU where it is installed, else torch). Four-player only:
     ``material`` (0 to 1, default 0) blends the material evaluator's values into the network's at
-    every leaf (:class:`~agents.alphazero.material.BlendedEvaluator`).
+    every leaf (:class:`~agents.alphazero.material.BlendedEvaluator`); ``guide`` (``all``, the
+    default; ``root``; or a number N): other than ``all``, the material evaluator reads every leaf
+    (``material-mcts``'s uniform priors and values: thousands of positions where the network reads
+    tens) and the network reads the root and, with N, every node N simulations have passed
+    through, whose priors become the network's (:attr:`MCTSConfig.guide_visits`).
     """
 
-    evaluator: NetworkEvaluator | OnnxEvaluator | BlendedEvaluator
+    evaluator: NetworkEvaluator | OnnxEvaluator | BlendedEvaluator | MaterialEvaluator
 
     def __init__(
         self,
@@ -134,16 +138,23 @@ class AlphaZeroAgent(SearchAgent):
         mate: int | str = 3,
         runtime: str = "auto",
         material: float | str = 0.0,
+        guide: str = "all",
     ) -> None:
         self.name = "alphazero"
         if runtime not in ("auto", *RUNTIMES):
             raise ValueError(f"runtime must be auto, {' or '.join(RUNTIMES)}, got {runtime!r}")
         self.device = resolve_device("cpu" if runtime == "openvino" and device == "auto" else device)
+        guided = guide != "all"
+        guide_visits = 0 if guide in ("all", "root") else int_option(guide, "guide (all, root or visits)", 1, 100_000)
+        if guided and not evaluates(game):
+            raise ValueError(f"guide={guide} reads the leaves with the four-player material evaluator, not {game!r}'s")
         config = MCTSConfig(
             simulations=int_option(sims, "sims", minimum=1, maximum=100_000),
             gumbel=bool(int_option(gumbel, "gumbel", minimum=0, maximum=1)),
             leaves_per_tree=int_option(leaves, "leaves", minimum=1, maximum=256),
-            cache_mb=float_option(cache_mb, "cache_mb", 0.0, 65_536.0),
+            # guided: no cache, so the network's reading of a node is never a leaf's material values
+            cache_mb=0.0 if guided else float_option(cache_mb, "cache_mb", 0.0, 65_536.0),
+            guide_visits=guide_visits,
             mate_depth=int_option(mate, "mate", minimum=0, maximum=MAX_MATE_DEPTH),
             planes="uint8",
         )
@@ -167,7 +178,12 @@ class AlphaZeroAgent(SearchAgent):
             if not evaluates(game):
                 raise ValueError(f"material blends four-player values; {game!r} has no material evaluator")
             evaluator = BlendedEvaluator(evaluator, weight)
-        super().__init__(game, evaluator, config, temperature, int_option(seed, "seed"))
+        self.network_evaluator = evaluator
+        """what reads positions with the network (the root and the guided nodes with ``guide``)"""
+        if guided:
+            super().__init__(game, MaterialEvaluator(), config, temperature, int_option(seed, "seed"), evaluator)
+        else:
+            super().__init__(game, evaluator, config, temperature, int_option(seed, "seed"))
 
     def reset(self, seed: int | None = None) -> None:
         """Empty the evaluation cache; with ``seed``, restart the search's random numbers from it."""
@@ -177,5 +193,5 @@ class AlphaZeroAgent(SearchAgent):
     def prepare(self, state: GameState) -> None:
         teams = state.teams is not None
         if teams != self.evaluator.teams:  # cached values were read for the other seating
-            self.evaluator.teams = teams
+            self.evaluator.teams = self.network_evaluator.teams = teams
             self.search.cache.clear()

@@ -22,13 +22,16 @@ CHUNK_SECONDS = 0.005
 MAX_CHUNK = 4096
 
 
-def new_search(game: str, evaluator: Evaluator, config: MCTSConfig) -> Search:
-    """The search for ``game``: native where the registry names a native core, else the Python one."""
+def new_search(game: str, evaluator: Evaluator, config: MCTSConfig, root_evaluator: Evaluator | None = None) -> Search:
+    """The search for ``game``: native where the registry names a native core, else the Python one
+    (``root_evaluator``, which expands the roots apart from the leaves, needs the native one)."""
     record = get_game(game)
     if record.native_class("Search") is not None:
         from agents.alphazero.mcts import MCTS
 
-        return MCTS(evaluator, record.num_players, config)
+        return MCTS(evaluator, record.num_players, config, root_evaluator)
+    if root_evaluator is not None:
+        raise ValueError(f"{game!r} has no native search: its roots and leaves are read by one evaluator")
     from agents.alphazero.python_mcts import PythonMCTS
 
     return PythonMCTS(evaluator, record.num_players, config)
@@ -39,10 +42,16 @@ class SearchAgent(AgentBase):
     once; :meth:`think` searches within :class:`~agents.base.SearchLimits` and reports as it goes."""
 
     def __init__(
-        self, game: str, evaluator: Evaluator, config: MCTSConfig, temperature: float, seed: int | None
+        self,
+        game: str,
+        evaluator: Evaluator,
+        config: MCTSConfig,
+        temperature: float,
+        seed: int | None,
+        root_evaluator: Evaluator | None = None,
     ) -> None:
         self.evaluator = evaluator
-        self.search = new_search(game, evaluator, config)
+        self.search = new_search(game, evaluator, config, root_evaluator)
         self.temperature = temperature
         self.rng = np.random.default_rng(seed)
         self._tree = None

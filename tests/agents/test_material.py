@@ -143,3 +143,32 @@ def test_the_shipped_four_player_agent_blends_material_unless_told_otherwise():
     assert shipped_agent("four_player", sims=8, material=0) == "alphazero:@four_player?material=0&sims=8"
     network_alone = make_agent(shipped_agent("four_player", material=0), "four_player")
     assert not isinstance(network_alone.evaluator, BlendedEvaluator)
+
+
+def test_guide_root_reads_the_root_with_the_network_and_every_other_node_with_material():
+    agent = make_agent("alphazero:@four_player?guide=root", "four_player")
+    assert isinstance(agent.evaluator, MaterialEvaluator) and agent.search.cache.capacity == 0
+    rows: list[int] = []
+    network = agent.search.root_evaluate
+
+    def counted(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rows.append(len(planes))
+        return network(planes)
+
+    agent.search.root_evaluate = counted
+    state = new_state("four_player")
+    thought = agent.think(state, SearchLimits(nodes=300))
+    assert thought.nodes == 300 and rows == [1]  # one position for the network, in every chunk
+    guided = agent._tree.root
+    alone = make_agent("alphazero:@four_player?mate=0", "four_player")
+    alone.think(state, SearchLimits(nodes=1))
+    assert np.allclose(guided.priors, alone._tree.root.priors) and guided.priors.std() > 0
+    assert int(guided.visits.sum()) == 300
+
+    teams = new_state("four_player", mode="teams")
+    agent.think(teams, SearchLimits(nodes=16))
+    assert agent.evaluator.teams and agent.network_evaluator.teams
+    with pytest.raises(ValueError, match="guide=root"):
+        make_agent("alphazero:@chess?guide=root", "chess")
+    with pytest.raises(ValueError, match="option guide"):
+        make_agent("alphazero:@four_player?guide=leaves", "four_player")
