@@ -368,7 +368,7 @@ class ChessSearch:
     Batched PUCT search over trees of one game, a wave at a time. Not thread-safe: one search, its trees and their games serve one thread (another search is refused their trees: InUseError).
     """
 
-    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, c_puct_init: float, c_puct_base: float, fpu_reduction: float, has_root_fpu: bool, root_fpu: float, virtual_loss: float, leaves_per_tree: int, gumbel_c_visit: float, gumbel_c_scale: float, threads: int = 1, mate_depth: int = 0, guide_visits: int = 0) -> None: ...
+    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, c_puct_init: float, c_puct_base: float, fpu_reduction: float, has_root_fpu: bool, root_fpu: float, virtual_loss: float, leaves_per_tree: int, gumbel_c_visit: float, gumbel_c_scale: float, threads: int = 1, mate_depth: int = 0) -> None: ...
 
     def expand_roots(self, trees: Sequence[ChessSearchTree], num_actions: int, planes: object) -> int:
         """
@@ -391,11 +391,6 @@ class ChessSearch:
         """
 
     def take_simulations(self) -> int: ...
-
-    def guide_rows(self) -> Annotated[NDArray[numpy.int64], dict(order='C', device='cpu')]:
-        """
-        The rows of the waiting wave that are nodes for the guide (guide_visits), not new leaves.
-        """
 
     def mix_noise(self, tree: ChessSearchTree, noise: Annotated[NDArray[numpy.float64], dict(order='C', device='cpu', writable=False)], fraction: float) -> None: ...
 
@@ -470,7 +465,7 @@ class LosAlamosSearch:
     Batched PUCT search over trees of one game, a wave at a time. Not thread-safe: one search, its trees and their games serve one thread (another search is refused their trees: InUseError).
     """
 
-    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, c_puct_init: float, c_puct_base: float, fpu_reduction: float, has_root_fpu: bool, root_fpu: float, virtual_loss: float, leaves_per_tree: int, gumbel_c_visit: float, gumbel_c_scale: float, threads: int = 1, mate_depth: int = 0, guide_visits: int = 0) -> None: ...
+    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, c_puct_init: float, c_puct_base: float, fpu_reduction: float, has_root_fpu: bool, root_fpu: float, virtual_loss: float, leaves_per_tree: int, gumbel_c_visit: float, gumbel_c_scale: float, threads: int = 1, mate_depth: int = 0) -> None: ...
 
     def expand_roots(self, trees: Sequence[LosAlamosSearchTree], num_actions: int, planes: object) -> int:
         """
@@ -493,11 +488,6 @@ class LosAlamosSearch:
         """
 
     def take_simulations(self) -> int: ...
-
-    def guide_rows(self) -> Annotated[NDArray[numpy.int64], dict(order='C', device='cpu')]:
-        """
-        The rows of the waiting wave that are nodes for the guide (guide_visits), not new leaves.
-        """
 
     def mix_noise(self, tree: LosAlamosSearchTree, noise: Annotated[NDArray[numpy.float64], dict(order='C', device='cpu', writable=False)], fraction: float) -> None: ...
 
@@ -572,7 +562,7 @@ class FourPlayerSearch:
     Batched PUCT search over trees of one game, a wave at a time. Not thread-safe: one search, its trees and their games serve one thread (another search is refused their trees: InUseError).
     """
 
-    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, c_puct_init: float, c_puct_base: float, fpu_reduction: float, has_root_fpu: bool, root_fpu: float, virtual_loss: float, leaves_per_tree: int, gumbel_c_visit: float, gumbel_c_scale: float, threads: int = 1, mate_depth: int = 0, guide_visits: int = 0) -> None: ...
+    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, c_puct_init: float, c_puct_base: float, fpu_reduction: float, has_root_fpu: bool, root_fpu: float, virtual_loss: float, leaves_per_tree: int, gumbel_c_visit: float, gumbel_c_scale: float, threads: int = 1, mate_depth: int = 0) -> None: ...
 
     def expand_roots(self, trees: Sequence[FourPlayerSearchTree], num_actions: int, planes: object) -> int:
         """
@@ -595,11 +585,6 @@ class FourPlayerSearch:
         """
 
     def take_simulations(self) -> int: ...
-
-    def guide_rows(self) -> Annotated[NDArray[numpy.int64], dict(order='C', device='cpu')]:
-        """
-        The rows of the waiting wave that are nodes for the guide (guide_visits), not new leaves.
-        """
 
     def mix_noise(self, tree: FourPlayerSearchTree, noise: Annotated[NDArray[numpy.float64], dict(order='C', device='cpu', writable=False)], fraction: float) -> None: ...
 

@@ -115,10 +115,9 @@ class AlphaZeroAgent(SearchAgent):
     ``auto``, the default: OpenVINO on a CPU where it is installed, else torch). Four-player only:
     ``material`` (0 to 1, default 0) blends the material evaluator's values into the network's at
     every leaf (:class:`~agents.alphazero.material.BlendedEvaluator`); ``guide`` (``all``, the
-    default; ``root``; or a number N): other than ``all``, the material evaluator reads every leaf
-    (``material-mcts``'s uniform priors and values: thousands of positions where the network reads
-    tens) and the network reads the root and, with N, every node N simulations have passed
-    through, whose priors become the network's (:attr:`MCTSConfig.guide_visits`).
+    default, or ``root``): with ``root`` the network reads the root alone, for its priors, and the
+    material evaluator every other node (``material-mcts``'s uniform priors and values), so a timed
+    move searches the teacher's thousands of positions from the network's choice of moves.
     """
 
     evaluator: NetworkEvaluator | OnnxEvaluator | BlendedEvaluator | MaterialEvaluator
@@ -144,17 +143,17 @@ class AlphaZeroAgent(SearchAgent):
         if runtime not in ("auto", *RUNTIMES):
             raise ValueError(f"runtime must be auto, {' or '.join(RUNTIMES)}, got {runtime!r}")
         self.device = resolve_device("cpu" if runtime == "openvino" and device == "auto" else device)
-        guided = guide != "all"
-        guide_visits = 0 if guide in ("all", "root") else int_option(guide, "guide (all, root or visits)", 1, 100_000)
+        if guide not in ("all", "root"):
+            raise ValueError(f"guide must be all or root, got {guide!r}")
+        guided = guide == "root"
         if guided and not evaluates(game):
-            raise ValueError(f"guide={guide} reads the leaves with the four-player material evaluator, not {game!r}'s")
+            raise ValueError(f"guide=root reads the leaves with the four-player material evaluator, not {game!r}'s")
         config = MCTSConfig(
             simulations=int_option(sims, "sims", minimum=1, maximum=100_000),
             gumbel=bool(int_option(gumbel, "gumbel", minimum=0, maximum=1)),
             leaves_per_tree=int_option(leaves, "leaves", minimum=1, maximum=256),
-            # guided: no cache, so the network's reading of a node is never a leaf's material values
+            # guided: no cache, so the root's network reading is never a leaf's material values
             cache_mb=0.0 if guided else float_option(cache_mb, "cache_mb", 0.0, 65_536.0),
-            guide_visits=guide_visits,
             mate_depth=int_option(mate, "mate", minimum=0, maximum=MAX_MATE_DEPTH),
             planes="uint8",
         )
@@ -179,11 +178,11 @@ class AlphaZeroAgent(SearchAgent):
                 raise ValueError(f"material blends four-player values; {game!r} has no material evaluator")
             evaluator = BlendedEvaluator(evaluator, weight)
         self.network_evaluator = evaluator
-        """what reads positions with the network (the root and the guided nodes with ``guide``)"""
-        if guided:
-            super().__init__(game, MaterialEvaluator(), config, temperature, int_option(seed, "seed"), evaluator)
-        else:
-            super().__init__(game, evaluator, config, temperature, int_option(seed, "seed"))
+        """what reads positions with the network (the root alone with ``guide=root``)"""
+        leaf_evaluator = MaterialEvaluator() if guided else evaluator
+        super().__init__(
+            game, leaf_evaluator, config, temperature, int_option(seed, "seed"), evaluator if guided else None
+        )
 
     def reset(self, seed: int | None = None) -> None:
         """Empty the evaluation cache; with ``seed``, restart the search's random numbers from it."""

@@ -121,8 +121,7 @@ class MCTS:
     ) -> None:
         self.evaluate = evaluator
         self.root_evaluate = root_evaluator or evaluator
-        """reads the roots and, with ``config.guide_visits``, the nodes visited that often (the
-        network, where the leaves are read by something cheaper)"""
+        """reads the roots (a network, where the leaves are read by something cheaper)"""
         self.num_players = num_players
         self.config = config or MCTSConfig()
         self.cache = core.EvaluationCache(self.config.cache_mb)
@@ -182,9 +181,7 @@ class MCTS:
         self, search: Any, trees: list[SearchTree], budget: int, temps: np.ndarray, rng: np.random.Generator
     ) -> PolicyOutput:
         handles = [tree._native for tree in trees]
-        guided = self.root_evaluate is not self.evaluate and self.config.guide_visits > 0
-        rows_per_tree = max(1, self.config.leaves_per_tree) * (2 if guided else 1)  # + a node for the guide
-        planes = self._planes_for(trees[0].state, len(trees) * rows_per_tree)
+        planes = self._planes_for(trees[0].state, len(trees) * max(1, self.config.leaves_per_tree))
         rows = search.expand_roots(handles, trees[0].state.num_actions, planes)
         if rows:
             self._receive(search, planes, rows, self.root_evaluate)
@@ -214,7 +211,7 @@ class MCTS:
                 break
             assert output is None, "the search went on after every tree had spent its budget"
             if rows:
-                self._receive(search, planes, rows, guide_rows=search.guide_rows() if guided else None)
+                self._receive(search, planes, rows)
             done += search.take_simulations()
         self._simulations += done
         return output if output is not None else self._output(search, trees, temps, rng)
@@ -261,7 +258,6 @@ class MCTS:
             gumbel_c_scale=config.gumbel_c_scale,
             threads=config.threads,
             mate_depth=config.mate_depth,
-            guide_visits=config.guide_visits if self.root_evaluate is not self.evaluate else 0,
         )
 
     def _planes_for(self, state: GameState, rows: int) -> np.ndarray:
@@ -273,26 +269,9 @@ class MCTS:
             planes = self._planes = np.empty((rows, *shape), dtype=dtype)
         return planes
 
-    def _receive(
-        self,
-        search: Any,
-        planes: np.ndarray,
-        rows: int,
-        evaluate: Evaluator | None = None,
-        guide_rows: np.ndarray | None = None,
-    ) -> None:
-        """Evaluate the wave's ``rows`` (``guide_rows`` of them by the guide) and hand the outputs back."""
-        if guide_rows is None or len(guide_rows) == 0:
-            logits, values = (evaluate or self.evaluate)(planes[:rows])
-        else:
-            leaf_rows = np.setdiff1d(np.arange(rows), guide_rows, assume_unique=True)
-            guide_logits, guide_values = self.root_evaluate(planes[guide_rows])
-            logits = np.empty((rows, guide_logits.shape[1]), dtype=np.float32)
-            values = np.empty((rows, np.shape(guide_values)[-1] if np.ndim(guide_values) > 1 else 1), np.float32)
-            logits[guide_rows], values[guide_rows] = guide_logits, np.reshape(guide_values, (len(guide_rows), -1))
-            if len(leaf_rows):
-                leaf_logits, leaf_values = self.evaluate(planes[leaf_rows])
-                logits[leaf_rows], values[leaf_rows] = leaf_logits, np.reshape(leaf_values, (len(leaf_rows), -1))
+    def _receive(self, search: Any, planes: np.ndarray, rows: int, evaluate: Evaluator | None = None) -> None:
+        """Evaluate the wave's ``rows`` (by ``evaluate``, else the leaf evaluator) and hand the outputs back."""
+        logits, values = (evaluate or self.evaluate)(planes[:rows])
         values = np.ascontiguousarray(values, dtype=np.float32).reshape(rows, -1)
         search.receive(np.ascontiguousarray(logits, dtype=np.float32), values)
         self._evaluations += rows

@@ -67,11 +67,6 @@ class MCTSConfig:
     """trees the native search descends in parallel in each wave (same results as 1: each tree is
     walked by one thread, its leaves queued in order); pays off when the search, not the network,
     is the bottleneck, e.g. with a GPU. The Python reference search ignores it."""
-    guide_visits: int = 0
-    """native search with a ``root_evaluator`` (the guide): a node is read once more by the guide
-    when this many simulations have passed through it, and the guide's priors replace the ones its
-    leaf evaluator gave (AlphaGo's expansion threshold: a cheap evaluator reads every leaf, the
-    network only the nodes the search keeps coming back to). 0: the guide reads the roots alone."""
     planes: str = "float32"
     """what the evaluator is given: float32 planes, or ``uint8`` (:func:`quantize_planes`: a
     quarter of the bytes to write and to move to a GPU; what self-play and the agent use)"""
@@ -81,8 +76,6 @@ class MCTSConfig:
             raise ValueError(f"threads must be in [1, {MAX_THREADS}], got {self.threads}")
         if not 0 <= self.mate_depth <= MAX_MATE_DEPTH:
             raise ValueError(f"mate_depth must be in [0, {MAX_MATE_DEPTH}], got {self.mate_depth}")
-        if self.guide_visits < 0:
-            raise ValueError(f"guide_visits must be >= 0, got {self.guide_visits}")
         if self.planes not in ("float32", "uint8"):
             raise ValueError(f"planes must be float32 or uint8, got {self.planes!r}")
 

@@ -156,7 +156,7 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
             [](S* self, int num_players, std::shared_ptr<Cache> cache, int planes_size, int num_actions,
                double c_puct_init, double c_puct_base, double fpu_reduction, bool has_root_fpu, double root_fpu,
                double virtual_loss, int leaves_per_tree, double gumbel_c_visit, double gumbel_c_scale, int threads,
-               int mate_depth, int guide_visits) {
+               int mate_depth) {
                 Config c;
                 c.c_puct_init = c_puct_init;
                 c.c_puct_base = c_puct_base;
@@ -169,12 +169,11 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
                 c.gumbel_c_scale = gumbel_c_scale;
                 c.threads = threads;
                 c.mate_depth = mate_depth;
-                c.guide_visits = guide_visits;
                 new (self) S(c, num_players, std::move(cache), planes_size, num_actions);
             },
             "num_players"_a, "cache"_a, "planes_size"_a, "num_actions"_a, "c_puct_init"_a, "c_puct_base"_a,
             "fpu_reduction"_a, "has_root_fpu"_a, "root_fpu"_a, "virtual_loss"_a, "leaves_per_tree"_a,
-            "gumbel_c_visit"_a, "gumbel_c_scale"_a, "threads"_a = 1, "mate_depth"_a = 0, "guide_visits"_a = 0)
+            "gumbel_c_visit"_a, "gumbel_c_scale"_a, "threads"_a = 1, "mate_depth"_a = 0)
         .def(
             "expand_roots",
             [](S& s, const std::vector<T*>& trees, int num_actions, nb::handle planes) {
@@ -221,9 +220,6 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
             },
             "Take back a wave still waiting for outputs and let every tree and game go.")
         .def("take_simulations", [](S& s) { return s.simulations_done.exchange(0); })
-        .def(
-            "guide_rows", [](const S& s) { return owned(s.guide_rows()); },
-            "The rows of the waiting wave that are nodes for the guide (guide_visits), not new leaves.")
         .def(
             "mix_noise",
             [](const S& s, T& t, Array<const double> noise, double fraction) {

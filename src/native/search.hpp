@@ -45,10 +45,6 @@ struct Config {
     double gumbel_c_scale = 1.0;
     int threads = 1;     // trees descended in parallel during collect()
     int mate_depth = 0;  // two-player games: the root's forced wins within this many moves are searched for first
-    // > 0: a node is read once more, by the guide (a network, where a cheap evaluator reads the
-    // leaves), when this many simulations have passed through it; the guide's priors replace its
-    // own (AlphaGo's expansion threshold). Its rows are told apart by guide_rows(). 0: off.
-    int guide_visits = 0;
 
     static constexpr int MAX_THREADS = 256, MAX_LEAVES = 4096, MAX_MATE_DEPTH = 5;
     // What the mate probe costs: this many moves played count as one simulation of the budget, and
@@ -71,7 +67,6 @@ struct Config {
             throw std::invalid_argument("threads must be in [1, " + std::to_string(MAX_THREADS) + "]");
         if (mate_depth < 0 || mate_depth > MAX_MATE_DEPTH)
             throw std::invalid_argument("mate_depth must be in [0, " + std::to_string(MAX_MATE_DEPTH) + "]");
-        if (guide_visits < 0) throw std::invalid_argument("guide_visits must be >= 0");
     }
 };
 
@@ -183,7 +178,6 @@ struct Node {
     bool has_logits = false;
     bool proven = false;
     int depth = 0;  // plies to the end along the proof, once proven
-    std::uint8_t guide = 0;  // Config::guide_visits: 0 not read by the guide, 1 waiting for it, 2 read
     int n = 0;      // simulations backed up through this node
     int first = 0, count = 0;
     std::uint64_t key = 0;                // the game's line key at this node (the root's tells whether the game moved)
@@ -253,7 +247,14 @@ class Tree {
         visits.resize(action.size(), 0.0);
         values.resize(action.size(), 0.0);
         child.resize(action.size(), -1);
-        if (logits && count) softmax(node.first, count, logits);
+        if (logits && count) {
+            double top = logits[0];
+            for (int k = 1; k < count; ++k) top = std::max(top, double(logits[k]));
+            double sum = 0;
+            for (int k = 0; k < count; ++k)
+                sum += (prior[std::size_t(node.first + k)] = std::exp(double(logits[k]) - top));
+            for (int k = 0; k < count; ++k) prior[std::size_t(node.first + k)] /= sum;
+        }
         if (node.terminal) {
             node.proven = true;
             node.proof = node.value;
@@ -262,14 +263,6 @@ class Tree {
         return int(nodes_.size()) - 1;
     }
     Node& mutable_node(int i) { return nodes_[std::size_t(i)]; }
-
-    // Node i's priors from the guide's logits for its legal actions (Config::guide_visits).
-    void set_priors(int i, const float* logits) {
-        Node& n = nodes_[std::size_t(i)];
-        if (n.count) softmax(n.first, n.count, logits);
-        n.has_logits = true;
-        n.guide = 2;
-    }
     // Node i (built at the game's current position) becomes the root.
     void set_root(int i) {
         root_ = i;
@@ -308,14 +301,6 @@ class Tree {
     std::size_t node_count() const { return nodes_.size(); }
 
   private:
-    void softmax(int first, int count, const float* logits) {
-        double top = logits[0];
-        for (int k = 1; k < count; ++k) top = std::max(top, double(logits[k]));
-        double sum = 0;
-        for (int k = 0; k < count; ++k) sum += (prior[std::size_t(first + k)] = std::exp(double(logits[k]) - top));
-        for (int k = 0; k < count; ++k) prior[std::size_t(first + k)] /= sum;
-    }
-
     void replace_nodes(Tree& fresh) {
         gumbel_active = false;
         forced = -1;
@@ -400,10 +385,8 @@ class Search {
     void abort() {
         if (awaiting_) {
             for (const Shard& shard : shards_)
-                for (const Pending& p : shard.pending) {
-                    if (p.guide) p.tree->mutable_node(p.parent).guide = 0;
+                for (const Pending& p : shard.pending)
                     revert_virtual_loss(*p.tree, shard.paths.data() + p.first_step, p.steps);
-                }
             clear_wave();
             awaiting_ = false;
         }
@@ -414,16 +397,6 @@ class Search {
     int num_actions() const { return num_actions_; }
     Cache& cache() { return *cache_; }
     std::size_t planes_size() const { return planes_size_; }
-
-    // The rows of the waiting wave that are nodes for the guide (Config::guide_visits), ascending.
-    std::vector<std::int64_t> guide_rows() const {
-        std::vector<std::int64_t> rows;
-        if (!awaiting_) return rows;
-        for (std::size_t row = 0; row < order_.size(); ++row)
-            if (shards_[std::size_t(order_[row].first)].pending[std::size_t(order_[row].second)].guide)
-                rows.push_back(std::int64_t(row));
-        return rows;
-    }
     std::atomic<long long> simulations_done{0};
 
     // Root nodes for the trees that have none, or whose game moved since their root was made (those
@@ -540,8 +513,7 @@ class Search {
                 end_search();
                 throw std::runtime_error("a tree's game moved during the search; the search is over");
             }
-            // a descent may also queue one node for the guide
-            needed += std::size_t(std::min(config_.leaves_per_tree, tree->remaining)) * (config_.guide_visits ? 2 : 1);
+            needed += std::size_t(std::min(config_.leaves_per_tree, tree->remaining));
         }
         if (needed > rows)
             throw std::length_error("the planes buffer has " + std::to_string(rows) + " rows, this wave may need " +
@@ -622,13 +594,8 @@ class Search {
             proto.key = p.position_key;
             proto.value = seat_values(p.player, value_row);
             Tree<G>& tree = *p.tree;
-            if (p.guide) {  // the guide's priors for a node already in the tree
-                tree.set_priors(p.parent, legal_.data());
-                continue;
-            }
             int node = tree.add_node(proto, actions, shard.moves.data() + p.first_action, p.count, legal_.data());
             if (p.parent < 0) {
-                if (config_.guide_visits) tree.mutable_node(node).guide = 2;  // the guide reads roots
                 tree.set_root(node);
             } else {
                 tree.child[std::size_t(p.edge)] = node;
@@ -843,9 +810,8 @@ class Search {
         std::uint64_t position_key;  // the game's key at the leaf
         Key key;                     // the cache's
         bool keyed;
-        int parent;  // node, -1 for a root; the node to guide when `guide`
+        int parent;  // node, -1 for a root
         int edge;    // absolute edge index into the tree's arrays
-        bool guide = false;  // a node of the tree for the guide (Config::guide_visits), not a new leaf
     };
 
     // What one thread collects in a wave, and its scratch space.
@@ -980,26 +946,6 @@ class Search {
         return -1;
     }
 
-    // Node `n` (the game at its position) queued for the guide, once `guide_visits` simulations have
-    // passed through it; returns whether it was. One a descent keeps the wave within its rows.
-    bool queue_guide(Tree<G>& tree, Shard& shard, int n) {
-        Node& node = tree.mutable_node(n);
-        if (node.guide || node.n < config_.guide_visits || node.proven || node.count == 0) return false;
-        std::size_t index = next_row_++;
-        if (index >= rows_) throw std::length_error("the planes buffer has too few rows for this wave");
-        G& game = tree.game();
-        if (planes_.floats) game.observation(node.player, planes_.floats + index * planes_size_);
-        else game.observation(node.player, planes_.bytes + index * planes_size_);
-        Pending request{&tree, index, shard.paths.size(), 0, shard.actions.size(), node.count, node.player,
-                        node.key,  Key{}, false,              n, -1, true};
-        shard.actions.insert(shard.actions.end(), tree.action.begin() + node.first,
-                             tree.action.begin() + node.first + node.count);
-        shard.moves.insert(shard.moves.end(), tree.move.begin() + node.first, tree.move.begin() + node.first + node.count);
-        shard.pending.push_back(request);
-        node.guide = 1;
-        return true;
-    }
-
     // Up to `count` simulations in one tree: descents to leaves that are backed up at once (terminal,
     // proven, cached) or queued for the network. The game is back at the root when it returns or
     // throws; a throw also takes back the virtual loss of the descent it interrupted.
@@ -1013,10 +959,9 @@ class Search {
             int node = tree.root();
             path.clear();
             int child = -1, walked = 0, leaf = -1;
-            bool waiting = false, guided = config_.guide_visits == 0;
+            bool waiting = false;
             try {
                 while (true) {
-                    if (!guided) guided = queue_guide(tree, shard, node);
                     int k = select(tree, node, path.empty());
                     path.emplace_back(node, k);
                     Node& at = tree.mutable_node(node);

@@ -170,5 +170,5 @@ def test_guide_root_reads_the_root_with_the_network_and_every_other_node_with_ma
     assert agent.evaluator.teams and agent.network_evaluator.teams
     with pytest.raises(ValueError, match="guide=root"):
         make_agent("alphazero:@chess?guide=root", "chess")
-    with pytest.raises(ValueError, match="option guide"):
+    with pytest.raises(ValueError, match="guide must be"):
         make_agent("alphazero:@four_player?guide=leaves", "four_player")

@@ -175,7 +175,6 @@ class Harness:
             threads=self.rng.choice((1, 2)),
             cache_mb=self.rng.choice((0.0, 1.0)),
             planes=self.rng.choice(("float32", "uint8")),
-            guide_visits=self.rng.choice((0, 0, 1, 3)),
         )
         evaluate = self.evaluator(game)
 
@@ -197,8 +196,7 @@ class Harness:
                     raise AssertionError("a searched game took a move mid-search")
             return evaluate(planes)
 
-        guide = (lambda planes: meddling(planes)) if config.guide_visits else None  # another evaluator: guided
-        mcts = MCTS(meddling, tree.state.num_players, config, root_evaluator=guide)
+        mcts = MCTS(meddling, tree.state.num_players, config)
         self.mcts[game] = mcts
         temperature = [self.rng.choice((0.0, 1.0)) for _ in chosen] if self.rng.random() < 0.5 else 1.0
         try:
