@@ -211,7 +211,7 @@ class MCTS:
                 break
             assert output is None, "the search went on after every tree had spent its budget"
             if rows:
-                self._receive(search, planes, rows)
+                self._receive(search, planes, rows, self.evaluate)
             done += search.take_simulations()
         self._simulations += done
         return output if output is not None else self._output(search, trees, temps, rng)
@@ -269,9 +269,9 @@ class MCTS:
             planes = self._planes = np.empty((rows, *shape), dtype=dtype)
         return planes
 
-    def _receive(self, search: Any, planes: np.ndarray, rows: int, evaluate: Evaluator | None = None) -> None:
-        """Evaluate the wave's ``rows`` (by ``evaluate``, else the leaf evaluator) and hand the outputs back."""
-        logits, values = (evaluate or self.evaluate)(planes[:rows])
+    def _receive(self, search: Any, planes: np.ndarray, rows: int, evaluate: Evaluator) -> None:
+        """Evaluate the wave's ``rows`` with ``evaluate`` and hand the outputs back."""
+        logits, values = evaluate(planes[:rows])
         values = np.ascontiguousarray(values, dtype=np.float32).reshape(rows, -1)
         search.receive(np.ascontiguousarray(logits, dtype=np.float32), values)
         self._evaluations += rows

@@ -158,7 +158,7 @@ def test_guide_root_reads_the_root_with_the_network_and_every_other_node_with_ma
     agent.search.root_evaluate = counted
     state = new_state("four_player")
     thought = agent.think(state, SearchLimits(nodes=300))
-    assert thought.nodes == 300 and rows == [1]  # one position for the network, in every chunk
+    assert thought.nodes == 300 and rows == [1]  # one position for the network over all the chunks
     guided = agent._tree.root
     alone = make_agent("alphazero:@four_player?mate=0", "four_player")
     alone.think(state, SearchLimits(nodes=1))
