@@ -55,6 +55,8 @@ class SearchAgent(AgentBase):
         self.temperature = temperature
         self.rng = np.random.default_rng(seed)
         self._tree = None
+        self._slowest = 0.0
+        """seconds a simulation took in the slowest chunk of the last timed search (see :meth:`think`)"""
 
     def reset(self, seed: int | None = None) -> None:
         """Forget the last tree; with ``seed``, this game's random choices come from it."""
@@ -101,15 +103,23 @@ class SearchAgent(AgentBase):
         if nodes is None and limits.seconds is None and not limits.infinite:
             nodes = self.search.config.simulations
         started, searched, size = time.monotonic(), 0, CHUNK
+        last_slowest, self._slowest = self._slowest, 0.0
         while True:
             chunk = size if nodes is None else min(size, nodes - searched)
             elapsed = time.monotonic() - started
             if limits.seconds is not None and searched and elapsed > 0:  # the last chunk ends on time
-                chunk = max(1, min(chunk, int(searched / elapsed * (limits.seconds - elapsed))))
+                # Simulations of positions seen before cost next to nothing, and a search can run
+                # through thousands before it reaches new ones: a chunk is sized at the slowest
+                # rate of this move and the last, so one that must read them still ends on time.
+                cost = max(elapsed / searched, self._slowest, last_slowest)
+                chunk = max(1, min(chunk, int((limits.seconds - elapsed) / cost)))
             chunk_started = time.monotonic()
             output = self.search.policy([tree], self.rng, temperature=self.temperature, simulations=chunk)
-            if time.monotonic() - chunk_started < CHUNK_SECONDS:
+            took = time.monotonic() - chunk_started
+            if took < CHUNK_SECONDS:
                 size = min(2 * size, MAX_CHUNK)
+            else:  # long enough to time a simulation by
+                self._slowest = max(self._slowest, took / chunk)
             searched += chunk
             root, action = tree.root, int(output.action[0])
             if only is not None and root is not None and action not in only:

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from agents import make_agent
-from agents.base import AgentBase, move_time
+from agents.base import AgentBase, SearchLimits, move_time
 from chess_envs.core import GameState
 from chess_envs.registry import new_state
 from evaluate.__main__ import main
@@ -137,3 +137,40 @@ def test_timed_moves_run_with_the_heap_set_aside_from_full_collections() -> None
                   max_plies=6, time_control=time_control)  # fmt: skip
         assert all(count > 0 for count in watcher.frozen) == frozen and watcher.frozen
         assert gc.get_freeze_count() == 0, "unfrozen when the game ends"
+
+
+class FakeClock:
+    """``time.monotonic`` for the search agent's module: moved on by the simulations it runs."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_timed_search_that_runs_through_cheap_positions_into_new_ones_still_ends_on_time(monkeypatch) -> None:
+    # Positions read before (the evaluation cache) cost next to nothing; a search sized its chunks
+    # by its average rate, doubled them through thousands of those, then met new positions in a
+    # chunk of 1,024 simulations and overran a 0.35 s move by up to 160 ms (games lost on time).
+    clock = FakeClock()
+    monkeypatch.setattr("agents.alphazero.search_agent.time.monotonic", clock)
+    agent = make_agent("material-mcts", "four_player")
+    real_policy = agent.search.policy
+    done = [0]
+
+    def policy(trees, rng, *, simulations, **options):
+        for _ in range(simulations):  # the first 3,000 of a move cost 1 us, the rest 200 us
+            clock.now += 1e-6 if done[0] < 3000 else 2e-4
+            done[0] += 1
+        return real_policy(trees, rng, simulations=1, **options)
+
+    monkeypatch.setattr(agent.search, "policy", policy)
+    state = new_state("four_player")
+    overruns = []
+    for _ in range(3):
+        done[0], started = 0, clock.now
+        agent.think(state.copy(), SearchLimits(seconds=0.35))
+        overruns.append(clock.now - started - 0.35)
+    assert overruns[0] > 0.01, "the first move has no slow chunk behind it to go by"
+    assert max(overruns[1:]) < 0.001, overruns
