@@ -90,15 +90,28 @@ class LiveGame:
 
 def read_live(folder: Path) -> dict[str, GameRecord]:
     """The games of ``folder`` being played now, by id (a file torn or gone while read is skipped)."""
-    games: dict[str, GameRecord] = {}
     live = folder / LIVE_DIR
     if not live.is_dir():
-        return games
-    for path in sorted(live.glob("*.json")):
-        with contextlib.suppress(OSError, ValueError, TypeError):
-            record = GameRecord.from_dict(json.loads(path.read_text(encoding="utf-8")), finished=False)
-            games[record.id] = record
-    return games
+        return {}
+    records = (_read_live_file(path) for path in sorted(live.glob("*.json")))
+    return {record.id: record for record in records if record is not None}
+
+
+def read_live_game(folder: Path, game_id: str) -> GameRecord | None:
+    """The game ``game_id`` of ``folder`` as played so far; None once it is no longer being played
+    (or its file is torn, or the id names no file of the live folder). Reads that one file."""
+    path = folder / LIVE_DIR / f"{game_id}.json"
+    if path.parent != folder / LIVE_DIR:  # an id with a separator: not a live file's name
+        return None
+    record = _read_live_file(path)
+    return record if record is not None and record.id == game_id else None
+
+
+def _read_live_file(path: Path) -> GameRecord | None:
+    """One live file's record; None where it is torn or gone while read."""
+    with contextlib.suppress(OSError, ValueError, TypeError):
+        return GameRecord.from_dict(json.loads(path.read_text(encoding="utf-8")), finished=False)
+    return None
 
 
 def end_live(folder: Path, game_id: str | None = None) -> None:

@@ -39,7 +39,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from chess_envs.registry import game_names, get_game
 from evaluate.game import GameRecord, TimeControl
-from evaluate.results import read_live, read_results
+from evaluate.results import read_live, read_live_game, read_results
 from evaluate.tournament import CONFIG_FILE, RESULTS_FILE
 from evaluate.web.sessions import HUMAN, AgentPool, Session, Sessions, analysis_of
 
@@ -280,7 +280,7 @@ class Connection:
         while self.session is session and session.live:
             await asyncio.sleep(FOLLOW_INTERVAL)
             session.touched = time.monotonic()  # watching is not idling
-            record = read_live(folder).get(game_id)
+            record = read_live_game(folder, game_id)
             if record is None:  # finished (or its tournament was stopped: the game stays as it was)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from evaluate.__main__ import main
-from evaluate.game import random_openings
+from evaluate.game import GameRecord, random_openings
 from evaluate.ratings import rate
 from evaluate.report import pairwise_results, pgn
-from evaluate.results import read_live, read_results
+from evaluate.results import LiveGame, end_live, read_live, read_live_game, read_results
 from evaluate.tournament import RESULTS_FILE, TournamentConfig, run_tournament, schedule, tables
 from tests.agents.test_agents import DYING_ENGINE, needs_fairy, needs_stockfish
 
@@ -232,6 +232,9 @@ def test_games_being_played_are_shown_live_as_prefixes_of_their_final_record(tmp
         for game_id, record in read_live(out).items():
             assert record.termination == "playing"
             seen.setdefault(game_id, set()).add(tuple(record.moves))
+            followed = read_live_game(out, game_id)  # what the web app's follow loop reads
+            if followed is not None:  # else finished since
+                seen[game_id].add(tuple(followed.moves))
         time.sleep(0.02)
     assert process.returncode == 0, process.communicate()[1]
     process.stderr.close()
@@ -243,6 +246,18 @@ def test_games_being_played_are_shown_live_as_prefixes_of_their_final_record(tmp
         for moves in snapshots:
             assert list(moves) == final[game_id].moves[: len(moves)]
     assert not (out / "live").exists()
+
+
+def test_one_live_game_is_read_by_its_id_and_an_id_naming_another_file_reads_nothing(tmp_path):
+    record = GameRecord(id="r1-g2", game="los_alamos", opening="", players=["greedy", "random"], moves=["a2a3"])
+    LiveGame(tmp_path, record.id).update(record)
+    (tmp_path / "secret.json").write_text(json.dumps({**record.to_dict(), "id": "../secret"}))
+    got = read_live_game(tmp_path, "r1-g2")
+    assert got is not None and got.moves == ["a2a3"] and got.termination == "playing"
+    for game_id in ("r1-g3", "../secret", "/tmp/x", "live/r1-g2", ""):
+        assert read_live_game(tmp_path, game_id) is None
+    end_live(tmp_path, record.id)
+    assert read_live_game(tmp_path, record.id) is None
 
 
 def test_four_player_tables_rotate_every_agent_through_every_seat():
