@@ -15,6 +15,7 @@ from agents.alphazero.checkpoint import load_checkpoint, load_network
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig
 from agents.alphazero.onnx import export_onnx
 from chess_envs.registry import new_state
+from evaluate.game import read_openings
 from train.alphazero import main as train_main
 
 if not os.environ.get("CI"):  # CI installs the dev extras, OpenVINO included: never skip there
@@ -44,6 +45,32 @@ def test_a_gelu_network_with_a_linear_policy_head_and_uint8_planes_matches_too()
     expected_outputs = NetworkEvaluator(network, CPU)(planes)
     for got, expected in zip(NetworkEvaluator(network, CPU, "openvino")(planes), expected_outputs):
         assert got.shape == expected.shape and np.abs(got - expected).max() < 1e-5
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    exp = np.exp(logits - logits.max())
+    return exp / exp.sum()
+
+
+def test_bfloat16_stays_close_to_float32_and_an_agent_plays_on_it() -> None:
+    network, _ = load_network("@four_player", "four_player")
+    states = [new_state("four_player", text) for text in read_openings("@four_player", "four_player")[:32]]
+    planes = np.stack([state.observation() for state in states]).astype(np.float32)
+    logits, values = NetworkEvaluator(network, CPU, "openvino", "bf16")(planes)
+    expected_logits, expected_values = NetworkEvaluator(network, CPU, "openvino")(planes)
+    assert logits.dtype == np.float32 and logits.shape == expected_logits.shape
+    for state, row, expected in zip(states, logits, expected_logits):
+        legal = state.legal_actions()
+        policy, expected_policy = softmax(row[legal]), softmax(expected[legal])
+        assert np.abs(policy - expected_policy).max() < 0.05
+    assert np.abs(values - expected_values).max() < 0.05
+    agent = make_agent("alphazero:@four_player?sims=16&precision=bf16&material=0.75", "four_player")
+    assert agent.network_evaluator.network.precision == "bf16"
+    state = new_state("four_player")
+    for _ in range(8):
+        move = agent.select_action(state)
+        assert state.legal_action_mask()[move]
+        state.apply(move)
 
 
 def test_new_weights_are_compiled_before_the_next_call() -> None:
@@ -79,6 +106,12 @@ def test_settings_openvino_cannot_honour_are_refused(tmp_path) -> None:
     export_onnx("@los_alamos", tmp_path / "la.onnx")
     with pytest.raises(ValueError, match="runtime=openvino is for checkpoints"):
         make_agent(f"alphazero:{tmp_path / 'la.onnx'}?runtime=openvino", "los_alamos")
+    with pytest.raises(ValueError, match="precision=bf16 is for checkpoints"):
+        make_agent(f"alphazero:{tmp_path / 'la.onnx'}?precision=bf16", "los_alamos")
+    with pytest.raises(ValueError, match="precision=bf16 runs on OpenVINO, not on torch"):
+        make_agent("alphazero:@los_alamos?precision=bf16&runtime=torch", "los_alamos")
+    with pytest.raises(ValueError, match="precision must be one of f32, bf16, got 'fp8'"):
+        make_agent("alphazero:@los_alamos?precision=fp8", "los_alamos")
     network, _ = load_network("@los_alamos", "los_alamos")
     with pytest.raises(ValueError, match='runtime "openvino" runs on the CPU'):
         NetworkEvaluator(network, torch.device("meta"), "openvino")
