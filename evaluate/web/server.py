@@ -11,7 +11,8 @@ changes anything: a bad one gets an ``error`` reply.
 Requests whose ``Host`` or ``Origin`` is not this server are refused (no page of another site,
 and no DNS-rebinding name, drives it); off loopback a token is required. Agent moves run on worker
 threads, searches at most ``searches`` at once (an agent that does not search, like greedy, needs
-no slot), and are stopped by a takeback, a new game or a disconnect.
+no slot), each on a copy of its agent no other search is using (so two games against one network
+are answered together), and are stopped by a takeback, a new game or a disconnect.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ class WebApp:
         move_delay: float = 0.0,
         tournaments: list[Path] | None = None,
     ) -> None:
-        self.pool = AgentPool(specs, game_names())
+        self.pool = AgentPool(specs, game_names(), searches)
         self.tournaments = {folder.name: folder for folder in tournaments or []}
         """tournament folders offered to watch, by folder name (the browser never sends a path)"""
         self.sessions = Sessions()
@@ -411,7 +412,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--agents", nargs="+", help="agent specs offered to the browser (default: shipped networks, "
                         "random, greedy, installed engines)")  # fmt: skip
-    parser.add_argument("--searches", type=int, default=2, help="agent moves computed at once")
+    parser.add_argument("--searches", type=int, default=2, help="agent moves computed at once (agents are copied)")
     parser.add_argument("--token", help="required in the page's URL (?token=...); made up when --host is not loopback")
     parser.add_argument("--move-delay", type=float, default=0.5, help="seconds between moves of agent-only games")
     parser.add_argument(

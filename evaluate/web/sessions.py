@@ -1,5 +1,6 @@
-"""The games the web app holds, framework-free: the agents the server was started with (built once
-per game and shared, one search at a time each) and one session per browser game.
+"""The games the web app holds, framework-free: the agents the server was started with (built per
+game, one search at a time each, and copied once more for each search that runs at the same time)
+and one session per browser game.
 
 A session is a game between seats that are either ``"human"`` or an offered agent's name. The
 browser names agents only by those names; nothing it sends becomes a spec, a path or a program.
@@ -8,11 +9,12 @@ browser names agents only by those names; nothing it sends becomes a spec, a pat
 from __future__ import annotations
 
 import contextlib
+import queue
 import re
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,47 +29,76 @@ HUMAN = "human"
 SQUARE = re.compile(r"([a-n])(1[0-4]|[1-9])")
 
 
-@dataclass
 class OfferedAgent:
-    """An agent offered to the browser: its name (the spec the server was started with) and, per
-    game, the agent built once and a lock (agents are not thread-safe: one search at a time)."""
+    """An agent offered to the browser, by its name (the spec the server was started with): per
+    game, its copies (agents are not thread-safe: one search each at a time), built as searches
+    need them, up to ``copies`` of them."""
 
-    spec: str
-    built: dict[str, Agent] = field(default_factory=dict)
-    locks: dict[str, threading.Lock] = field(default_factory=dict)
+    def __init__(self, spec: str, copies: int) -> None:
+        self.spec, self.copies = spec, copies
+        self.built: dict[str, list[Agent]] = {}
+        """every copy built, by game (the first built at start: a spec a game refuses is not offered there)"""
+        self._idle: dict[str, queue.SimpleQueue[Agent]] = {}
+        self._lock = threading.Lock()
+
+    def offer(self, game: str) -> bool:
+        """Build the first copy for ``game``; False where the spec does not play it."""
+        try:
+            agent = make_agent(self.spec, game)
+        except Exception:  # not for this game (an engine of another variant, a network of another game)
+            return False
+        self.built[game], self._idle[game] = [agent], queue.SimpleQueue()
+        self._idle[game].put(agent)
+        return True
+
+    @contextlib.contextmanager
+    def copy(self, game: str) -> Iterator[Agent]:
+        """An idle copy for ``game``, a new one while fewer than ``copies`` exist, else the first to
+        come back; it goes back idle when the block ends."""
+        with self._lock:
+            try:
+                agent = self._idle[game].get_nowait()
+            except queue.Empty:
+                agent = None
+                if len(self.built[game]) < self.copies:
+                    agent = make_agent(self.spec, game)
+                    self.built[game].append(agent)
+        if agent is None:
+            agent = self._idle[game].get()
+        try:
+            yield agent
+        finally:
+            self._idle[game].put(agent)
 
 
 class AgentPool:
-    """The agents the server offers, by name, each built once per game it plays."""
+    """The agents the server offers, by name, each built per game it plays; up to ``copies`` of
+    each search at once (the server's search slots)."""
 
-    def __init__(self, specs: list[str], games: list[str]) -> None:
+    def __init__(self, specs: list[str], games: list[str], copies: int = 1) -> None:
+        if copies < 1:
+            raise ValueError(f"an agent needs at least one copy, got {copies}")
         self.agents: dict[str, OfferedAgent] = {}
         self.playable: dict[str, list[str]] = {game: [] for game in games}
         for spec in specs:
-            offered = OfferedAgent(spec)
+            offered = OfferedAgent(spec, copies)
             for game in games:
-                try:
-                    offered.built[game] = make_agent(spec, game)
-                except Exception:  # not for this game (an engine of another variant, a network of another game)
-                    continue
-                offered.locks[game] = threading.Lock()
-                self.playable[game].append(spec)
+                if offered.offer(game):
+                    self.playable[game].append(spec)
             if offered.built:
                 self.agents[spec] = offered
 
     def searches(self, name: str, game: str) -> bool:
         """Whether ``name`` searches in ``game`` (its moves take a search slot; a greedy move does not)."""
-        return isinstance(self.agents[name].built[game], SearchingAgent)
+        return isinstance(self.agents[name].built[game][0], SearchingAgent)
 
     def move(
         self, name: str, state: GameState, stop: Callable[[], bool], seconds: float | None = None
     ) -> tuple[int, Thought | None]:
-        """The agent's move in ``state`` (and its search's thought, for the analysis), one search
-        per agent at a time, within ``seconds`` under a clock; ``stop()`` ends a search early
+        """The agent's move in ``state`` (and its search's thought, for the analysis), on a copy no
+        other search is using, within ``seconds`` under a clock; ``stop()`` ends a search early
         (takeback, new game, disconnect)."""
-        offered = self.agents[name]
-        agent = offered.built[state.game_name]
-        with offered.locks[state.game_name]:
+        with self.agents[name].copy(state.game_name) as agent:
             if isinstance(agent, SearchingAgent):
                 thought = agent.think(state.copy(), SearchLimits(seconds=seconds, lines=3), stop=stop)
                 return thought.action, thought
@@ -75,7 +106,7 @@ class AgentPool:
 
     def close(self) -> None:
         for offered in self.agents.values():
-            for agent in offered.built.values():
+            for agent in (copy for copies in offered.built.values() for copy in copies):
                 with contextlib.suppress(Exception):  # a dead engine may fail to close; it is gone either way
                     agent.close()
 

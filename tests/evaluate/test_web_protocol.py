@@ -263,3 +263,64 @@ def test_a_new_game_started_while_the_agent_thinks_gets_its_own_agent_moves() ->
 
         answer = asyncio.run(scenario())
     assert answer["type"] == "state" and answer["ply"] == 2 and answer["human_to_move"]
+
+
+def test_two_games_against_one_agent_are_answered_at_the_same_time() -> None:
+    import threading
+
+    from agents.base import AgentBase, register_agent
+
+    meeting = threading.Barrier(2, timeout=20)
+
+    @register_agent("meeting")
+    class Meeting(AgentBase):
+        """Moves only once two of its moves are being computed at once (one copy per game, or it fails)."""
+
+        def __init__(self, game: str, path: str | None = None) -> None:
+            self.name = "meeting"
+
+        def reset(self, seed: int | None = None) -> None:
+            """Nothing carried between games."""
+
+        def select_action(self, state) -> int:
+            meeting.wait()
+            return int(state.legal_actions()[0])
+
+    with serve(["meeting"], searches=2) as address:
+
+        async def game() -> dict:
+            async with websockets.connect(socket_url(address)) as socket:
+                await socket.recv()
+                await socket.send(json.dumps({"type": "new", "game": "los_alamos", "seats": ["meeting", "human"]}))
+                await socket.recv()  # the agent is thinking about its first move
+                return json.loads(await asyncio.wait_for(socket.recv(), 30))
+
+        async def both() -> list[dict]:
+            return list(await asyncio.gather(game(), game()))
+
+        answers = asyncio.run(both())
+    assert all(answer["type"] == "state" and answer["ply"] == 1 for answer in answers), answers
+
+
+def test_an_agent_is_copied_for_searches_at_once_and_a_third_waits_for_a_copy_back() -> None:
+    import threading
+
+    offered = sessions.AgentPool(["greedy?seed=1"], ["los_alamos"], copies=2).agents["greedy?seed=1"]
+    got: list[object] = []
+    entered = threading.Event()
+
+    def third() -> None:
+        with offered.copy("los_alamos") as agent:
+            got.append(agent)
+            entered.set()
+
+    with offered.copy("los_alamos") as first:
+        with offered.copy("los_alamos") as second:
+            assert first is not second and len(offered.built["los_alamos"]) == 2
+            waiter = threading.Thread(target=third)
+            waiter.start()
+            assert not entered.wait(0.2), "no third copy is built"
+        assert entered.wait(10) and got == [second]
+    waiter.join()
+    with pytest.raises(ValueError, match="at least one copy"):
+        sessions.AgentPool(["greedy"], ["los_alamos"], copies=0)
