@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from urllib.request import Request, urlopen
 
 import pytest
@@ -229,25 +229,27 @@ def test_on_a_wildcard_address_any_host_name_is_served_same_origin_only_and_with
     assert loopback.allowed({"host": "localhost:8000", "origin": "http://localhost:8000"}, {}) is None
 
 
-def test_a_new_game_started_while_the_agent_thinks_gets_its_own_agent_moves() -> None:
-    import time
-
+def register_first_move_agent(name: str, before_each_move: Callable[[], object]) -> None:
+    """Register agent ``name``: it calls ``before_each_move()``, then plays the first legal move."""
     from agents.base import AgentBase, register_agent
 
-    @register_agent("sleepy")
-    class Sleepy(AgentBase):
-        """Takes a second to play its first legal move (sleeping: no core used)."""
-
+    @register_agent(name)
+    class FirstMove(AgentBase):
         def __init__(self, game: str, path: str | None = None) -> None:
-            self.name = "sleepy"
+            self.name = name
 
         def reset(self, seed: int | None = None) -> None:
             """Nothing carried between games."""
 
         def select_action(self, state) -> int:
-            time.sleep(1.0)
+            before_each_move()
             return int(state.legal_actions()[0])
 
+
+def test_a_new_game_started_while_the_agent_thinks_gets_its_own_agent_moves() -> None:
+    import time
+
+    register_first_move_agent("sleepy", lambda: time.sleep(1.0))  # a second a move, no core used
     with serve(["sleepy"]) as address:
 
         async def scenario() -> dict:
@@ -268,24 +270,8 @@ def test_a_new_game_started_while_the_agent_thinks_gets_its_own_agent_moves() ->
 def test_two_games_against_one_agent_are_answered_at_the_same_time() -> None:
     import threading
 
-    from agents.base import AgentBase, register_agent
-
-    meeting = threading.Barrier(2, timeout=20)
-
-    @register_agent("meeting")
-    class Meeting(AgentBase):
-        """Moves only once two of its moves are being computed at once (one copy per game, or it fails)."""
-
-        def __init__(self, game: str, path: str | None = None) -> None:
-            self.name = "meeting"
-
-        def reset(self, seed: int | None = None) -> None:
-            """Nothing carried between games."""
-
-        def select_action(self, state) -> int:
-            meeting.wait()
-            return int(state.legal_actions()[0])
-
+    # moves only once two of its moves are being computed at once (one copy per game, or it fails)
+    register_first_move_agent("meeting", threading.Barrier(2, timeout=20).wait)
     with serve(["meeting"], searches=2) as address:
 
         async def game() -> dict:
