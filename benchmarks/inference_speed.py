@@ -1,7 +1,7 @@
 """Network inference on this machine: the forward passes the agents and self-play could run, timed
 on the three shipped networks, and what each costs in accuracy.
 
-    python benchmarks/inference_speed.py [--batches 1 16 256] [--threads 1 2] [--compile] [--openvino]
+    python benchmarks/inference_speed.py [--batches 1 16 256] [--threads 1 2] [--compile] [--openvino] [--int8]
 
 Positions per second, median of ``--repetitions`` timed passes after warm-up, on planes of real
 positions (the shipped books), of:
@@ -15,7 +15,11 @@ positions (the shipped books), of:
 * ``onnx int8``: the same with static int8 quantization (QDQ, calibrated on book positions);
 * ``openvino``: the ONNX model compiled by OpenVINO for the CPU at its default precision, and
   ``openvino f32``: the network built for OpenVINO at float32 (``runtime=openvino`` of the agents
-  and ``--inference openvino`` of self-play; both with ``--openvino``, ``pip install .[openvino]``).
+  and ``--inference openvino`` of self-play; both with ``--openvino``, ``pip install .[openvino]``);
+* ``openvino bf16``: that network at bfloat16 (``precision=bf16`` of the agents), and ``openvino
+  int8``: the same graph quantized to int8 by NNCF (per-channel weights, activations calibrated on
+  128 book positions), every layer, or ``openvino int8 trunk`` with the first convolution and the
+  two heads left at float (with ``--int8``, ``pip install nncf``).
 
 Accuracy, against the float32 network on the same positions: the share of positions whose top
 policy move is the same, and the largest value difference. Run it alone: it times the CPU.
@@ -36,7 +40,7 @@ from agents.alphazero.checkpoint import load_network
 from agents.alphazero.network import AlphaZeroNet, fused_for_inference
 from agents.alphazero.onnx import onnx_bytes
 from agents.alphazero.openvino_net import compile_network
-from agents.shipped import shipped_checkpoint
+from agents.shipped import FOLDER, shipped_checkpoint
 from chess_envs.registry import new_state
 from evaluate.game import read_openings, shipped_book
 
@@ -114,6 +118,33 @@ def quantized(model: bytes, calibration: np.ndarray) -> bytes:
         return buffer.getvalue()
 
 
+def nncf_forward(network: AlphaZeroNet, calibration: np.ndarray, threads: int, trunk_only: bool) -> Forward:
+    """``network`` built for OpenVINO and quantized to int8 by NNCF (activations calibrated on
+    ``calibration``); with ``trunk_only``, the stem convolution and both heads stay at float."""
+    import nncf
+    import openvino
+
+    from agents.alphazero.openvino_net import graph
+
+    nncf.set_log_level(logging.ERROR)  # not its list of the layers it leaves at float
+    model = graph(fused_for_inference(network), openvino)
+    ignored = None
+    if trunk_only:
+        convolutions = [op.get_friendly_name() for op in model.get_ordered_ops() if op.get_type_name() == "Convolution"]
+        # graph order: the stem, the trunk's pairs, then the policy head's two and the value head's one
+        ignored = nncf.IgnoredScope(names=[convolutions[0], *convolutions[-3:]], types=["MatMul"])
+    dataset = nncf.Dataset(list(calibration), lambda planes: planes[None])
+    int8 = nncf.quantize(model, dataset, subset_size=len(calibration), ignored_scope=ignored)
+    compiled = openvino.Core().compile_model(int8, "CPU", {"INFERENCE_NUM_THREADS": threads})
+    request = compiled.create_infer_request()
+
+    def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        out = request.infer({0: planes})
+        return np.array(out[0]), np.array(out[1])
+
+    return forward
+
+
 def openvino_forward(model: bytes, threads: int) -> Forward:
     import openvino
 
@@ -153,10 +184,16 @@ def main() -> None:
     parser.add_argument("--repetitions", type=int, default=20)
     parser.add_argument("--compile", action="store_true", help="also time torch.compile (slow to compile)")
     parser.add_argument("--openvino", action="store_true", help="also time OpenVINO (pip install .[openvino])")
+    parser.add_argument("--int8", action="store_true", help="also time OpenVINO bf16 and int8 (pip install nncf)")
+    shipped = sorted(path.stem for path in FOLDER.glob("*.pt"))
+    parser.add_argument("--games", nargs="+", default=shipped, choices=shipped, help="the shipped networks to time")
     args = parser.parse_args()
     logging.getLogger().setLevel(logging.ERROR)  # the quantizer's advice on pre-processing
     print("positions per second (ratio to eager); accuracy: same top move / largest value difference vs fp32")
-    for game in ("los_alamos", "chess", "four_player"):
+    extra = (("openvino", "openvino f32") if args.openvino else ()) + (
+        ("openvino bf16", "openvino int8", "openvino int8 trunk") if args.int8 else ()
+    )
+    for game in args.games:
         network, _ = load_network(shipped_checkpoint(game), game, torch.device("cpu"))
         network.eval()
         planes = book_planes(game, max(*args.batches, 256))
@@ -180,6 +217,10 @@ def main() -> None:
             if args.openvino:
                 variants["openvino"] = openvino_forward(model, threads)
                 variants["openvino f32"] = compile_network(network, threads)
+            if args.int8:
+                variants["openvino bf16"] = compile_network(network, threads, "bf16")
+                variants["openvino int8"] = nncf_forward(network, planes[:128], threads, trunk_only=False)
+                variants["openvino int8 trunk"] = nncf_forward(network, planes[:128], threads, trunk_only=True)
             for size in args.batches:
                 batch = planes[:size]
                 base = rate(variants["eager"], batch, args.repetitions)
@@ -188,7 +229,7 @@ def main() -> None:
                                              for n, f in variants.items())]  # fmt: skip
                 print(f"  {threads} thread{'s' if threads > 1 else ''}, batch {size}: " + "; ".join(cells), flush=True)
         reference = torch_forward(network, False)
-        for name in ("fused NHWC", "onnx", "onnx int8") + (("openvino", "openvino f32") if args.openvino else ()):
+        for name in ("fused NHWC", "onnx", "onnx int8", *extra):
             same, worst = accuracy(variants[name], reference, planes)
             print(f"  accuracy of {name}: same top move {100 * same:.1f}%, largest value difference {worst:.4f}")
 

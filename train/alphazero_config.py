@@ -220,6 +220,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         simulations=64,
         teacher_games=100_000,
         teacher_simulations=800,
+        teacher_value_weight=0.5,
         temperature_plies=16,
         max_plies=400,
         batch_size=256,

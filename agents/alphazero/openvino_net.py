@@ -53,7 +53,7 @@ def compile_network(network: AlphaZeroNet, threads: int, precision: str = "f32")
     float32 either way."""
     check_precision(precision)
     openvino = _openvino()
-    model = _graph(fused_for_inference(network), openvino)
+    model = graph(fused_for_inference(network), openvino)
     compiled = openvino.Core().compile_model(
         model, "CPU", {"INFERENCE_PRECISION_HINT": precision, "INFERENCE_NUM_THREADS": threads}
     )
@@ -66,7 +66,7 @@ def compile_network(network: AlphaZeroNet, threads: int, precision: str = "f32")
     return forward
 
 
-def _graph(network: AlphaZeroNet, openvino: Any) -> Any:
+def graph(network: AlphaZeroNet, openvino: Any) -> Any:
     """The OpenVINO model of a fused network: the same layers as ``AlphaZeroNet.forward``."""
     ops = openvino.opset13
     config = network.config
