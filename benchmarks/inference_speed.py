@@ -124,7 +124,7 @@ def nncf_forward(network: AlphaZeroNet, calibration: np.ndarray, threads: int, t
     import nncf
     import openvino
 
-    from agents.alphazero.openvino_net import graph
+    from agents.alphazero.openvino_net import compile_model, graph
 
     nncf.set_log_level(logging.ERROR)  # not its list of the layers it leaves at float
     model = graph(fused_for_inference(network), openvino)
@@ -135,14 +135,7 @@ def nncf_forward(network: AlphaZeroNet, calibration: np.ndarray, threads: int, t
         ignored = nncf.IgnoredScope(names=[convolutions[0], *convolutions[-3:]], types=["MatMul"])
     dataset = nncf.Dataset(list(calibration), lambda planes: planes[None])
     int8 = nncf.quantize(model, dataset, subset_size=len(calibration), ignored_scope=ignored)
-    compiled = openvino.Core().compile_model(int8, "CPU", {"INFERENCE_NUM_THREADS": threads})
-    request = compiled.create_infer_request()
-
-    def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        out = request.infer({0: planes})
-        return np.array(out[0]), np.array(out[1])
-
-    return forward
+    return compile_model(int8, threads, "bf16")  # the layers left at float: the CPU plugin's default
 
 
 def openvino_forward(model: bytes, threads: int) -> Forward:

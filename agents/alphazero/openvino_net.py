@@ -53,10 +53,14 @@ def compile_network(network: AlphaZeroNet, threads: int, precision: str = "f32")
     float32 either way."""
     check_precision(precision)
     openvino = _openvino()
-    model = graph(fused_for_inference(network), openvino)
-    compiled = openvino.Core().compile_model(
-        model, "CPU", {"INFERENCE_PRECISION_HINT": precision, "INFERENCE_NUM_THREADS": threads}
-    )
+    return compile_model(graph(fused_for_inference(network), openvino), threads, precision)
+
+
+def compile_model(model: Any, threads: int, precision: str) -> Forward:
+    """An OpenVINO model of the network (:func:`graph`'s, or a quantized copy of it) compiled for
+    the CPU on ``threads`` threads at ``precision``, as a forward pass."""
+    settings = {"INFERENCE_PRECISION_HINT": precision, "INFERENCE_NUM_THREADS": threads}
+    compiled = _openvino().Core().compile_model(model, "CPU", settings)
     request = compiled.create_infer_request()
 
     def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
