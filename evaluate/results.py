@@ -4,7 +4,8 @@ A line is written with one ``write`` and flushed to disk, so a killed run leaves
 torn last line; reading skips such lines with a warning (their games are played again) and the
 next append starts on a fresh line. Nothing valid is ever rewritten.
 
-Games being played are shown in ``<out>/live/<game id>.json``: the record so far (termination
+Games being played are shown in ``<out>/live/<hash>.json`` (:func:`live_path`: a game id holds
+agent specs, and a spec's path must not become the file's): the record so far (termination
 "playing"), rewritten atomically at most every :data:`LIVE_INTERVAL` seconds by the worker that
 plays it and removed once its line is in the results file, so a watcher (``chess-envs serve
 --tournament``) can follow a game move by move.
@@ -13,6 +14,7 @@ plays it and removed once its line is in the results file, so a watcher (``chess
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -73,12 +75,18 @@ class ResultsWriter:
         self.close()
 
 
+def live_path(folder: Path, game_id: str) -> Path:
+    """The live file of ``game_id`` in ``folder``: named by a hash of the id, since an id holds the
+    players' specs, whose paths (``alphazero:../nets/a.pt``) would nest the file or lead it out."""
+    return folder / LIVE_DIR / f"{hashlib.sha256(game_id.encode()).hexdigest()[:32]}.json"
+
+
 class LiveGame:
     """The live file of one game: ``update(record)`` after each move writes the record so far,
     at most every :data:`LIVE_INTERVAL` seconds (the first call always)."""
 
     def __init__(self, folder: Path, game_id: str) -> None:
-        self.path = folder / LIVE_DIR / f"{game_id}.json"
+        self.path = live_path(folder, game_id)
         self.written = -float("inf")
 
     def update(self, record: GameRecord) -> None:
@@ -99,11 +107,8 @@ def read_live(folder: Path) -> dict[str, GameRecord]:
 
 def read_live_game(folder: Path, game_id: str) -> GameRecord | None:
     """The game ``game_id`` of ``folder`` as played so far; None once it is no longer being played
-    (or its file is torn, or the id names no file of the live folder). Reads that one file."""
-    path = folder / LIVE_DIR / f"{game_id}.json"
-    if path.parent != folder / LIVE_DIR:  # an id with a separator: not a live file's name
-        return None
-    record = _read_live_file(path)
+    (or its file is torn). Reads that one file."""
+    record = _read_live_file(live_path(folder, game_id))
     return record if record is not None and record.id == game_id else None
 
 
@@ -119,4 +124,4 @@ def end_live(folder: Path, game_id: str | None = None) -> None:
     if game_id is None:
         shutil.rmtree(folder / LIVE_DIR, ignore_errors=True)
     else:
-        (folder / LIVE_DIR / f"{game_id}.json").unlink(missing_ok=True)
+        live_path(folder, game_id).unlink(missing_ok=True)

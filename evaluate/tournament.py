@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, as_completed, wait
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from itertools import combinations
 from pathlib import Path
@@ -212,6 +212,35 @@ def _play(
     return record
 
 
+def _cancel_queued(running: set[Future[GameRecord]]) -> set[Future[GameRecord]]:
+    """Cancel the games no worker has started; the games in flight."""
+    for future in running:
+        future.cancel()
+    return {future for future in running if not future.cancelled()}
+
+
+def _finish_in_flight(
+    pool: ProcessPoolExecutor, running: set[Future[GameRecord]], keep: Callable[[Future[GameRecord]], None]
+) -> None:
+    """After a Ctrl-C: cancel the games no worker holds and keep the others as they end, so a stop
+    costs no game a worker was playing (a terminal's Ctrl-C interrupts the workers too, and their
+    games end at once); a second Ctrl-C stops the workers and drops those games."""
+    try:
+        in_flight = _cancel_queued(running)
+        if not in_flight:
+            return
+        print(
+            "\nstopping: the games the workers hold are kept when they end; Ctrl-C again to drop them", file=sys.stderr
+        )
+        for future in as_completed(in_flight):
+            if future.exception() is None:
+                keep(future)
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in multiprocessing.active_children():  # the pool's workers: their games are dropped
+            worker.terminate()
+
+
 def check_agents(config: TournamentConfig) -> None:
     """Build and close every agent once, so a bad spec or a missing engine fails before any game."""
     for spec in config.agents:
@@ -303,29 +332,30 @@ def run_tournament(
                     )
                     for g in pending
                 }
+
+                def keep(future: Future[GameRecord]) -> None:
+                    record = future.result()
+                    writer.append(record)
+                    end_live(out, record.id)
+                    done[record.id] = record
+                    bar.update()
+
                 try:
                     while running:
                         finished, running = wait(running, return_when=FIRST_COMPLETED)
                         for future in finished:
-                            record = future.result()
-                            writer.append(record)
-                            end_live(out, record.id)
-                            done[record.id] = record
-                            bar.update()
+                            keep(future)
                         if stop is not None and stop(list(done.values())):
-                            for future in running:
-                                future.cancel()
-                            running = {future for future in running if not future.cancelled()}
+                            running = _cancel_queued(running)
                             wait(running)
                             for future in running:
-                                record = future.result()
-                                writer.append(record)
-                                end_live(out, record.id)
-                                done[record.id] = record
+                                keep(future)
                             break
+                except KeyboardInterrupt:
+                    _finish_in_flight(pool, running, keep)
+                    raise
                 except BaseException:
-                    for future in running:
-                        future.cancel()
+                    _cancel_queued(running)
                     raise
     bar.close()
     return [done[g.id] for g in games if g.id in done]

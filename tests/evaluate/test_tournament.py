@@ -256,6 +256,18 @@ def test_one_live_game_is_read_by_its_id_and_an_id_naming_another_file_reads_not
     assert got is not None and got.moves == ["a2a3"] and got.termination == "playing"
     for game_id in ("r1-g3", "../secret", "/tmp/x", "live/r1-g2", ""):
         assert read_live_game(tmp_path, game_id) is None
+
+
+def test_a_live_file_stays_in_the_live_folder_whatever_paths_the_players_specs_hold(tmp_path):
+    folder = tmp_path / "out"
+    game_id = "alphazero:../../../../escaped.pt?sims=8 | alphazero:/abs/net.pt | 0 | a"
+    record = GameRecord(id=game_id, game="los_alamos", opening="", players=["a", "b"], moves=["a2a3"])
+    LiveGame(folder, game_id).update(record)
+    written = [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert [path.parent for path in written] == [folder / "live"]
+    assert list(read_live(folder)) == [game_id] and read_live_game(folder, game_id).moves == ["a2a3"]
+    end_live(folder, game_id)
+    assert read_live(folder) == {}
     end_live(tmp_path, record.id)
     assert read_live_game(tmp_path, record.id) is None
 

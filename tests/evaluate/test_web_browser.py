@@ -180,7 +180,7 @@ def test_a_tournament_is_watched_and_a_game_stepped_through(browser, tmp_path) -
 
 @needs_browser
 def test_a_tournament_game_being_played_is_followed_to_its_end(browser, tmp_path) -> None:
-    from evaluate.results import ResultsWriter
+    from evaluate.results import ResultsWriter, live_path
     from evaluate.tournament import RESULTS_FILE
 
     folder, record, at = game_in_play(tmp_path, AGENTS[:2])
@@ -196,7 +196,7 @@ def test_a_tournament_game_being_played_is_followed_to_its_end(browser, tmp_path
         assert len(" ".join(moves_shown(browser)).split()) == 6
         with ResultsWriter(folder / RESULTS_FILE) as writer:  # the game ends
             writer.append(record)
-        (folder / "live" / f"{record.id}.json").unlink()
+        live_path(folder, record.id).unlink()
         wait(browser, lambda d: status(d) == f"Replay, ply {len(record.moves)}: {record.termination}")
         assert browser.find_element(By.ID, "replay-nav").is_displayed()
         wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".tournament-game")) == 1)  # listed as finished

@@ -183,7 +183,7 @@ def test_a_tournament_folder_is_watched_and_its_games_replayed_by_name_only(tmp_
 def test_a_game_being_played_is_followed_move_by_move_until_its_result(tmp_path) -> None:
     """A tournament's live file (as its worker writes it) is followed: each new move is sent, and
     the recorded result once the game's line is in the results file."""
-    from evaluate.results import ResultsWriter
+    from evaluate.results import ResultsWriter, live_path
     from evaluate.tournament import RESULTS_FILE
 
     folder, record, at = game_in_play(tmp_path, AGENTS)
@@ -200,7 +200,7 @@ def test_a_game_being_played_is_followed_move_by_move_until_its_result(tmp_path)
                 seen.append(json.loads(await asyncio.wait_for(socket.recv(), 10)))
                 with ResultsWriter(folder / RESULTS_FILE) as writer:  # the game ends: its line, then no live file
                     writer.append(record)
-                (folder / "live" / f"{record.id}.json").unlink()
+                live_path(folder, record.id).unlink()
                 seen.append(json.loads(await asyncio.wait_for(socket.recv(), 10)))
                 await socket.send(json.dumps({"type": "watch", "tournament": "cup"}))
                 seen.append(json.loads(await socket.recv()))
