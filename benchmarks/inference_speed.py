@@ -121,10 +121,11 @@ def quantized(model: bytes, calibration: np.ndarray) -> bytes:
 def nncf_forward(network: AlphaZeroNet, calibration: np.ndarray, threads: int, trunk_only: bool) -> Forward:
     """``network`` built for OpenVINO and quantized to int8 by NNCF (activations calibrated on
     ``calibration``); with ``trunk_only``, the stem convolution and both heads stay at float."""
-    import nncf
-    import openvino
+    from agents.alphazero.openvino_net import compile_model, graph, openvino_module, telemetry_hidden
 
-    from agents.alphazero.openvino_net import compile_model, graph
+    openvino = openvino_module()
+    with telemetry_hidden():
+        import nncf
 
     nncf.set_log_level(logging.ERROR)  # not its list of the layers it leaves at float
     model = graph(fused_for_inference(network), openvino)
@@ -139,9 +140,9 @@ def nncf_forward(network: AlphaZeroNet, calibration: np.ndarray, threads: int, t
 
 
 def openvino_forward(model: bytes, threads: int) -> Forward:
-    import openvino
+    from agents.alphazero.openvino_net import openvino_module
 
-    core = openvino.Core()
+    core = openvino_module().Core()
     compiled = core.compile_model(core.read_model(model), "CPU", {"INFERENCE_NUM_THREADS": threads})
 
     def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -17,7 +17,9 @@ outputs; where the processor has none, OpenVINO runs float32.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -29,9 +31,30 @@ Forward = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 """planes ``[B, C, H, W]`` float32 -> (logits ``[B, num_actions]``, values ``[B, value_size]``)"""
 
 
-def _openvino() -> Any:
+@contextlib.contextmanager
+def telemetry_hidden() -> Iterator[None]:
+    """Imports inside see no ``openvino_telemetry``: ``import openvino`` (and NNCF's) otherwise
+    reports the import to Google Analytics from a child process unless the user opted out, a
+    network call nobody here asked for; OpenVINO and NNCF fall back to no-op stubs without it."""
+    before = sys.modules.get("openvino_telemetry", _ABSENT)
+    sys.modules["openvino_telemetry"] = None  # type: ignore[assignment]  # import fails: the stubs
     try:
-        import openvino
+        yield
+    finally:
+        if before is _ABSENT:
+            del sys.modules["openvino_telemetry"]
+        else:
+            sys.modules["openvino_telemetry"] = before  # type: ignore[assignment]
+
+
+_ABSENT = object()
+
+
+def openvino_module() -> Any:
+    """The ``openvino`` module, first imported with its telemetry hidden (:func:`telemetry_hidden`)."""
+    try:
+        with telemetry_hidden():
+            import openvino
     except ImportError:
         raise ImportError('runtime "openvino" needs OpenVINO: pip install "chess-envs[openvino]"') from None
     return openvino
@@ -52,7 +75,7 @@ def compile_network(network: AlphaZeroNet, threads: int, precision: str = "f32")
     threads at ``precision`` (one of :data:`PRECISIONS`); any batch size. Inputs and outputs are
     float32 either way."""
     check_precision(precision)
-    openvino = _openvino()
+    openvino = openvino_module()
     return compile_model(graph(fused_for_inference(network), openvino), threads, precision)
 
 
@@ -60,7 +83,7 @@ def compile_model(model: Any, threads: int, precision: str) -> Forward:
     """An OpenVINO model of the network (:func:`graph`'s, or a quantized copy of it) compiled for
     the CPU on ``threads`` threads at ``precision``, as a forward pass."""
     settings = {"INFERENCE_PRECISION_HINT": precision, "INFERENCE_NUM_THREADS": threads}
-    compiled = _openvino().Core().compile_model(model, "CPU", settings)
+    compiled = openvino_module().Core().compile_model(model, "CPU", settings)
     request = compiled.create_infer_request()
 
     def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

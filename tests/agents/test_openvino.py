@@ -3,7 +3,11 @@ the same moves, and settings it cannot honour refused."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +22,8 @@ from chess_envs.registry import new_state
 from evaluate.game import read_openings
 from train.alphazero import main as train_main
 
-if not os.environ.get("CI"):  # CI installs the dev extras, OpenVINO included: never skip there
-    pytest.importorskip("openvino")
+if not os.environ.get("CI") and importlib.util.find_spec("openvino") is None:  # CI installs it: never skip there
+    pytest.skip("needs OpenVINO", allow_module_level=True)
 
 CPU = torch.device("cpu")
 
@@ -124,3 +128,26 @@ def test_self_play_on_openvino_trains(tmp_path) -> None:
                        "--inference", "openvino", "--device", "cpu"])  # fmt: skip
     counters = load_checkpoint(path, "los_alamos")["counters"]
     assert counters["games"] > 0 and counters["learner_steps"] > 0
+
+
+def test_loading_an_agent_on_openvino_sends_no_telemetry(tmp_path: Path) -> None:
+    """``import openvino`` reports itself to Google Analytics unless the user opted out (a client id
+    and usage counts in ``~/intel``, a child process posting them); an agent imports it without."""
+    script = (
+        "import sys\n"
+        "from agents import make_agent\n"
+        "from chess_envs.registry import new_state\n"
+        "agent = make_agent('alphazero:@los_alamos?sims=8&runtime=openvino', 'los_alamos')\n"
+        "agent.select_action(new_state('los_alamos'))\n"
+        "import openvino.tools.ovc.telemetry_utils as used\n"
+        "print(used.tm.__name__, 'openvino_telemetry' in sys.modules)\n"
+    )
+    env = {key: value for key, value in os.environ.items() if key not in ("CI", "TF_BUILD", "JENKINS_URL")}
+    env["HOME"] = str(tmp_path)  # where openvino-telemetry keeps its client id and counts
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[2], env=env, capture_output=True,
+        text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["openvino.tools.ovc.telemetry_stub", "False"]
+    assert list(tmp_path.iterdir()) == [], "openvino-telemetry wrote its files: it ran"
