@@ -4,8 +4,6 @@ stops the workers at once and drops those games."""
 
 from __future__ import annotations
 
-import contextlib
-import os
 import signal
 import subprocess
 import sys
@@ -16,7 +14,7 @@ import pytest
 
 from evaluate.results import read_live
 from tests.agents.test_uci import ROOT, tiny_checkpoint
-from tests.evaluate.test_reproducible import _alive, _descendants, games
+from tests.evaluate.test_reproducible import _descendants, assert_gone, games, kill_all
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and uses pgrep")
 
@@ -85,14 +83,8 @@ def test_a_second_interrupt_drops_the_games_in_flight_at_once(tmp_path: Path) ->
         assert time.monotonic() - interrupted < 10, "the second interrupt waited for the games in flight"
         assert process.returncode == 130
         assert not in_flight & set(games(out))
-        deadline = time.monotonic() + 30
-        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [pid for pid in workers if _alive(pid)], "workers outlived the tournament"
+        assert_gone(workers)
     finally:
         process.kill()
         process.wait()
-        for pid in workers:
-            if _alive(pid):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
+        kill_all(workers)

@@ -3,6 +3,7 @@ after being killed and resumed; killing the tournament kills its workers too."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -88,6 +89,20 @@ def _alive(pid: int) -> bool:
     return not (status.exists() and status.read_text().split(")")[-1].split()[0] == "Z")
 
 
+def assert_gone(pids: set[int]) -> None:
+    """Give ``pids`` 30 s to end; fail if one is left."""
+    deadline = time.monotonic() + 30
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in pids if _alive(pid)], "workers outlived the tournament"
+
+
+def kill_all(pids: set[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and uses pgrep")
 def test_workers_die_with_a_killed_tournament(tmp_path: Path) -> None:
     checkpoint = tiny_checkpoint(tmp_path / "la.pt", "los_alamos")
@@ -105,13 +120,8 @@ def test_workers_die_with_a_killed_tournament(tmp_path: Path) -> None:
         assert len(children) >= 2, "two workers (and the resource tracker) should be running"
         process.send_signal(signal.SIGKILL)
         process.wait()
-        deadline = time.monotonic() + 30
-        while any(_alive(pid) for pid in children) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [pid for pid in children if _alive(pid)], "workers outlived the tournament"
+        assert_gone(children)
     finally:
         process.kill()
         process.wait()
-        for pid in children:
-            if _alive(pid):
-                os.kill(pid, signal.SIGKILL)
+        kill_all(children)
