@@ -82,7 +82,10 @@ def compile_network(network: AlphaZeroNet, threads: int, precision: str = "f32")
 def compile_model(model: Any, threads: int, precision: str) -> Forward:
     """An OpenVINO model of the network (:func:`graph`'s, or a quantized copy of it) compiled for
     the CPU on ``threads`` threads at ``precision``, as a forward pass."""
-    settings = {"INFERENCE_PRECISION_HINT": precision, "INFERENCE_NUM_THREADS": threads}
+    # No pinning: the CPU plugin otherwise binds the calling thread to a core for each inference,
+    # the same first core in every process, so two tournament workers or self-play actors share
+    # one core of two and each runs at half speed.
+    settings = {"INFERENCE_PRECISION_HINT": precision, "INFERENCE_NUM_THREADS": threads, "ENABLE_CPU_PINNING": False}
     compiled = openvino_module().Core().compile_model(model, "CPU", settings)
     request = compiled.create_infer_request()
 

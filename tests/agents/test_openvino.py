@@ -7,6 +7,8 @@ import importlib.util
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -151,3 +153,32 @@ def test_loading_an_agent_on_openvino_sends_no_telemetry(tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["openvino.tools.ovc.telemetry_stub", "False"]
     assert list(tmp_path.iterdir()) == [], "openvino-telemetry wrote its files: it ran"
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2, reason="needs 2 cores")
+def test_an_inference_leaves_its_thread_free_to_run_on_any_core() -> None:
+    """OpenVINO's CPU plugin pins the calling thread to a core for each inference unless told not
+    to, the same core in every process: two tournament workers then shared one core of two."""
+    network, _ = load_network("@los_alamos", "los_alamos")
+    forward = NetworkEvaluator(network, CPU, "openvino")
+    planes = planes_of(new_state("los_alamos").observation_shape, 64)
+    cores, seen, done = os.sched_getaffinity(0), [], threading.Event()
+    thread_id: list[int] = []
+
+    def infer() -> None:
+        thread_id.append(threading.get_native_id())
+        while not done.is_set():
+            forward(planes)
+
+    worker = threading.Thread(target=infer)
+    worker.start()
+    try:
+        while not thread_id:
+            time.sleep(0.001)
+        for _ in range(100):
+            seen.append(os.sched_getaffinity(thread_id[0]))
+            time.sleep(0.005)
+    finally:
+        done.set()
+        worker.join()
+    assert all(cores_seen == cores for cores_seen in seen), f"pinned: {[sorted(s) for s in seen if s != cores][:3]}"
