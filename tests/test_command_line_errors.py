@@ -49,6 +49,8 @@ def _train(trainer: str, *flags: str) -> subprocess.CompletedProcess:
         (["--device", "tpu"], "device 'tpu'"),
         (["--learning-rate", "nan"], "learning_rate must be a finite number"),
         (["--learning-rate", "-1"], "learning_rate must be > 0"),
+        (["--run-name", ".."], "run_name must be a folder name"),
+        (["--run-name", "a/b"], "run_name must be a folder name"),
     ],
 )
 def test_bad_training_arguments(trainer: str, flags: list[str], message: str, tmp_path: Path) -> None:

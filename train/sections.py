@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -35,6 +36,8 @@ class RunSection:
     def check(self) -> None:
         get_game(self.game)  # ValueError naming the known games
         check_device(self.device)
+        if Path(self.run_name).name != self.run_name or self.run_name in ("", ".", ".."):
+            raise ValueError(f"run_name must be a folder name (the folder goes under runs_dir), got {self.run_name!r}")
 
 
 @dataclass

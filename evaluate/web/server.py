@@ -114,7 +114,7 @@ class WebApp:
     def tournament(self, message: dict[str, Any]) -> tuple[Path, list[GameRecord], dict[str, Any]]:
         """The offered tournament a message names: its folder, finished games so far and game options."""
         name = message.get("tournament")
-        if name not in self.tournaments:
+        if not isinstance(name, str) or name not in self.tournaments:
             raise Refused(f"{str(name)[:60]!r} is not a tournament this server shows")
         folder = self.tournaments[name]
         with warnings.catch_warnings():  # a line being written now is read next time

@@ -164,6 +164,7 @@ def test_a_tournament_folder_is_watched_and_its_games_replayed_by_name_only(tmp_
                                 {"type": "replay", "tournament": "la-cup", "id": first, "ply": 3},
                                 {"type": "move", "action": 0},
                                 {"type": "watch", "tournament": str(folder)},
+                                {"type": "watch", "tournament": []},
                                 {"type": "replay", "tournament": "la-cup", "id": "../games"},
                                 {"type": "replay", "tournament": "la-cup", "id": first, "ply": "3"},
                                 {"type": "pgn"}):  # fmt: skip
@@ -171,12 +172,12 @@ def test_a_tournament_folder_is_watched_and_its_games_replayed_by_name_only(tmp_
                     replies.append(json.loads(await socket.recv()))
                 return replies
 
-        listing, final, third, move, path, missing, bad_ply, still = asyncio.run(scenario())
+        listing, final, third, move, path, unhashable, missing, bad_ply, still = asyncio.run(scenario())
     assert [game["plies"] for game in listing["games"]] and len(listing["games"]) == 2 and listing["live"] == []
     assert final["replay"] and final["ply"] == listing["games"][0]["plies"] and final["result"] is not None
     assert final["result"]["termination"] == listing["games"][0]["termination"]
     assert third["ply"] == 3 and third["result"] is None and third["legal"] == []
-    assert move["type"] == path["type"] == missing["type"] == bad_ply["type"] == "error"
+    assert move["type"] == path["type"] == unhashable["type"] == missing["type"] == bad_ply["type"] == "error"
     assert still["type"] == "pgn" and still["text"].count(".") >= 1  # a refused replay kept the game shown
 
 
