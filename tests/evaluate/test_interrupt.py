@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,21 @@ from tests.agents.test_uci import ROOT, tiny_checkpoint
 from tests.evaluate.test_reproducible import _descendants, assert_gone, games, kill_all
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and uses pgrep")
+
+
+@pytest.fixture(autouse=True)
+def interruptible() -> Iterator[None]:
+    """The tournaments started here take Ctrl-C even where the tests run in a background job, which
+    starts with SIGINT ignored (a child inherits an ignored signal; a handled one is reset to the
+    default at ``exec``, and Python then installs its own)."""
+    if signal.getsignal(signal.SIGINT) != signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def start(out: Path, checkpoint: Path, seconds_a_move: float) -> subprocess.Popen[str]:
