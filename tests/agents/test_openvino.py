@@ -89,6 +89,8 @@ def test_new_weights_are_compiled_before_the_next_call() -> None:
     after = evaluator(planes)[1]
     assert np.abs(after - before).max() > 1e-3
     assert np.abs(after - NetworkEvaluator(network, CPU)(planes)[1]).max() < 1e-5
+    network.load_state_dict(load_network("@los_alamos", "los_alamos")[0].state_dict())
+    assert np.abs(evaluator(planes)[1] - before).max() < 1e-5
 
 
 def test_an_agent_on_a_cpu_runs_openvino_by_default_and_plays_the_torch_agents_moves() -> None:
