@@ -25,14 +25,13 @@ def interruptible() -> Iterator[None]:
     """The tournaments started here take Ctrl-C even where the tests run in a background job, which
     starts with SIGINT ignored (a child inherits an ignored signal; a handled one is reset to the
     default at ``exec``, and Python then installs its own)."""
-    if signal.getsignal(signal.SIGINT) != signal.SIG_IGN:
-        yield
-        return
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    previous = signal.getsignal(signal.SIGINT)
+    if previous == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, previous)
 
 
 def start(out: Path, checkpoint: Path, seconds_a_move: float) -> subprocess.Popen[str]:
