@@ -1,7 +1,8 @@
 """The package as a user installs it: an sdist and a wheel built from the tracked files, the wheel
 installed into fresh virtual environments, once without torch (the environments alone) and
-once with torch and the ``[agents]`` extra (the shipped networks play, as package data), once with
-the ``[web]`` extra (the app serves its page from package data and a network replies)."""
+once with torch and the ``[agents]`` extra (the shipped networks play, as package data), to which
+the ``[web]`` extra is then added (the app serves its page from package data and a network replies;
+``[web]`` includes ``[agents]``, so a second torch install would only repeat this one)."""
 
 from __future__ import annotations
 
@@ -104,11 +105,19 @@ def test_the_environments_install_and_run_without_torch(dist, tmp_path) -> None:
     assert network.returncode != 0 and "needs the [agents] extra (torch is not installed)" in network.stderr
 
 
-def test_with_torch_and_the_agents_extra_the_shipped_networks_play(dist, tmp_path) -> None:
-    python = fresh_venv(tmp_path / "agents")
+@pytest.fixture(scope="module")
+def agents_python(dist, tmp_path_factory) -> Path:
+    """The python of a fresh environment with torch and the wheel's ``[agents]`` extra."""
+    folder = tmp_path_factory.mktemp("agents")
+    python = fresh_venv(folder / "venv")
     [wheel] = dist.glob("*.whl")
-    run([str(python), "-m", "pip", "install", "-q", "torch==2.13.0"], **outside(tmp_path))
-    run([str(python), "-m", "pip", "install", "-q", f"{wheel}[agents]"], **outside(tmp_path))
+    run([str(python), "-m", "pip", "install", "-q", "torch==2.13.0"], **outside(folder))
+    run([str(python), "-m", "pip", "install", "-q", f"{wheel}[agents]"], **outside(folder))
+    return python
+
+
+def test_with_torch_and_the_agents_extra_the_shipped_networks_play(agents_python, tmp_path) -> None:
+    python = agents_python
     uci = subprocess.run(
         [str(python.parent / "chess-envs"), "uci"],
         input="uci\nisready\nposition startpos moves e2e4\ngo nodes 64\nquit\n",
@@ -148,11 +157,10 @@ def test_with_torch_and_the_agents_extra_the_shipped_networks_play(dist, tmp_pat
     assert play.returncode == 0 and "alphazero:@los_alamos plays" in play.stdout, play.stdout + play.stderr
 
 
-def test_with_the_web_extra_the_installed_app_serves_its_page_and_plays(dist, tmp_path) -> None:
+def test_with_the_web_extra_the_installed_app_serves_its_page_and_plays(dist, agents_python, tmp_path) -> None:
     websockets = pytest.importorskip("websockets")
-    python = fresh_venv(tmp_path / "web")
+    python = agents_python
     [wheel] = dist.glob("*.whl")
-    run([str(python), "-m", "pip", "install", "-q", "torch==2.13.0"], **outside(tmp_path))
     run([str(python), "-m", "pip", "install", "-q", f"{wheel}[web]"], **outside(tmp_path))
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

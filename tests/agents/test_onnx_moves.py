@@ -39,7 +39,7 @@ def moves_and_margins(agent, game: str, texts: list[str]) -> list[tuple[int, flo
 @pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(RECORD["positions"]))
 def test_the_onnx_agent_chooses_the_torch_agents_moves(game, tmp_path) -> None:
-    texts = [text for text, _ in RECORD["positions"][game]]
+    texts = [text for text, _ in RECORD["positions"][game]][::2]  # every other one: the choices, not the volume
     path = export_onnx(f"@{game}", tmp_path / f"{game}.onnx")
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

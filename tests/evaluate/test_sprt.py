@@ -35,13 +35,16 @@ def pair_probabilities(nelo: float, draw: float = 0.4) -> np.ndarray:
 
 
 def run(test: SPRT, nelo: float, rng: np.random.Generator, limit: int = 20_000) -> str:
+    """Play simulated pairs until ``test`` decides (pairs drawn 512 at a time: one draw a pair
+    costs more than the decision)."""
     probabilities = pair_probabilities(nelo)
-    counts = np.zeros(5, dtype=int)
-    for _ in range(limit):
-        counts[rng.choice(5, p=probabilities)] += 1
-        decided = test.decision(Pentanomial(tuple(int(c) for c in counts)))
-        if decided:
-            return decided
+    counts = [0, 0, 0, 0, 0]
+    for _ in range(0, limit, 512):
+        for outcome in rng.choice(5, size=512, p=probabilities).tolist():
+            counts[outcome] += 1
+            decided = test.decision(Pentanomial((counts[0], counts[1], counts[2], counts[3], counts[4])))
+            if decided:
+                return decided
     return "undecided"
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -71,14 +72,19 @@ def play_against_pyffish(seeds: range) -> int:
         rng = random.Random(seed)
         state = LosAlamosState()
         anchor, since = state.to_text(), []  # the last irreversible position and the moves after it
+        seen: Counter[str] = Counter()  # placement and side to move, since the anchor
         while True:
             fen = state.to_text()
+            seen[" ".join(fen.split()[:2])] += 1
             ours = legal_moves(fen)
             theirs = sorted(pyffish.legal_moves("losalamos", fen, []))
             assert ours == theirs, (seed, fen)
-            # A threefold repetition needs 8 reversible plies and the 50-move rule 100: with fewer,
-            # Fairy-Stockfish has no optional end to report (and asking costs 2 ms a ply).
-            optional_end = len(since) >= 8 and pyffish.is_optional_game_end("losalamos", anchor, since)[0]
+            # Los Alamos has no castling and no en passant, so a position repeats when its placement
+            # and side to move do: Fairy-Stockfish (2 ms a call) is asked about the optional ends,
+            # threefold repetition and the 50-move rule, where that count or the move clock says
+            # one may be due; elsewhere there is none to report.
+            due = seen.most_common(1)[0][1] >= 3 or len(since) >= 100
+            optional_end = due and pyffish.is_optional_game_end("losalamos", anchor, since)[0]
             assert state.is_terminal() == (not theirs or optional_end), (seed, fen, since)
             if state.is_terminal():
                 if not theirs:
@@ -90,6 +96,7 @@ def play_against_pyffish(seeds: range) -> int:
             plies += 1
             if state.to_text().split()[4] == "0":
                 anchor, since = state.to_text(), []
+                seen.clear()
             else:
                 since.append(move)
     return plies
@@ -97,11 +104,11 @@ def play_against_pyffish(seeds: range) -> int:
 
 @pytest.mark.slow
 def test_agrees_with_fairy_stockfish_on_random_games():
-    """1,000 seeded random games checked ply by ply against pyffish, over two processes (pyffish
-    takes 2 ms a call; the native core meets the Python reference, checked here, on 2,000 more)."""
+    """300 seeded random games checked ply by ply against pyffish, over two processes (pyffish
+    takes 2 ms a call; the native core meets the Python reference, checked here, on 3,000 more)."""
     if not os.environ.get("CI"):  # CI installs the dev extras, pyffish included: never skip there
         pytest.importorskip("pyffish")
-    games = 1000
+    games = 300
     with ProcessPoolExecutor(max_workers=2) as pool:
         plies = sum(pool.map(play_against_pyffish, [range(0, games, 2), range(1, games, 2)]))
-    assert plies > 50_000
+    assert plies > 15_000
