@@ -75,7 +75,8 @@ def play_against_pyffish(seeds: range) -> int:
         seen: Counter[str] = Counter()  # placement and side to move, since the anchor
         while True:
             fen = state.to_text()
-            seen[" ".join(fen.split()[:2])] += 1
+            position = " ".join(fen.split()[:2])
+            seen[position] += 1
             ours = legal_moves(fen)
             theirs = sorted(pyffish.legal_moves("losalamos", fen, []))
             assert ours == theirs, (seed, fen)
@@ -83,7 +84,7 @@ def play_against_pyffish(seeds: range) -> int:
             # and side to move do: Fairy-Stockfish (2 ms a call) is asked about the optional ends,
             # threefold repetition and the 50-move rule, where that count or the move clock says
             # one may be due; elsewhere there is none to report.
-            due = seen.most_common(1)[0][1] >= 3 or len(since) >= 100
+            due = seen[position] >= 3 or len(since) >= 100  # an earlier threefold would have ended the game
             optional_end = due and pyffish.is_optional_game_end("losalamos", anchor, since)[0]
             assert state.is_terminal() == (not theirs or optional_end), (seed, fen, since)
             if state.is_terminal():
