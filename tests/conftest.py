@@ -1,4 +1,5 @@
-"""Shared fixtures: seeded random games that visit castling, en passant and promotions."""
+"""Shared fixtures (seeded random games that visit castling, en passant and promotions) and the
+order of the run: the files holding a slow test first."""
 
 from __future__ import annotations
 
@@ -42,3 +43,18 @@ def positions() -> list[ChessState]:
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 STARTING_FEN = chess.STARTING_FEN
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist's ``--dist loadfile``, hand files out in the order below, not sorted by
+    how many tests each holds (xdist's default, which sent the one-test sanitizer file last)."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files holding a slow test run first (each file's tests stay together, in their order): in
+    ``pytest -n 2 --dist loadfile`` the two workers start the long files at once and share out
+    the many short ones after, instead of one worker ending the run alone on a long file."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)

@@ -1,17 +1,25 @@
 """Bad arguments and unwritable paths give one-line errors with exit code 2, never tracebacks,
-and a finished game is never lost."""
+and a finished game is never lost.
+
+Most cases call the command's ``main(argv)`` in this interpreter (what ``python -m`` runs; a
+fresh interpreter importing torch costs ~3 s a case); one case per trainer and the evaluate
+command still run as a real subprocess, so what a user's terminal shows is checked end to end."""
 
 from __future__ import annotations
 
 import io
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import torch
 
+import train.alphazero
+import train.dqn
 from agents import make_agent
+from agents.alphazero import checkpoint as checkpoint_cli
 from tests.agents.test_uci import ROOT, tiny_checkpoint
 
 
@@ -35,11 +43,29 @@ def test_a_bogus_device_in_an_agent_spec(tmp_path: Path) -> None:
     assert "unknown device 'bogus'" in result.stderr
 
 
-def _train(trainer: str, *flags: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", f"train.{trainer}", "--preset", "smoke", "--progress", "false", *flags],
+def _exit(main: Callable[[list[str]], object], argv: list[str], capsys: pytest.CaptureFixture) -> tuple[int, str]:
+    """``main(argv)`` run in this interpreter, which must exit: (exit code, what it wrote to stderr)."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    return exited.value.code, capsys.readouterr().err  # type: ignore[return-value]
+
+
+TRAINERS = {"alphazero": train.alphazero.main, "dqn": train.dqn.main}
+
+
+def _train(trainer: str, capsys: pytest.CaptureFixture, *flags: str) -> tuple[int, str]:
+    return _exit(TRAINERS[trainer], ["--preset", "smoke", "--progress", "false", *flags], capsys)
+
+
+@pytest.mark.parametrize("trainer", ["alphazero", "dqn"])
+def test_a_bad_training_argument_in_a_real_terminal(trainer: str, tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", f"train.{trainer}", "--preset", "smoke", "--progress", "false",
+         "--runs-dir", str(tmp_path), "--learning-rate", "nan"],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "learning_rate must be a finite number" in result.stderr
 
 
 @pytest.mark.parametrize("trainer", ["alphazero", "dqn"])
@@ -53,43 +79,38 @@ def _train(trainer: str, *flags: str) -> subprocess.CompletedProcess:
         (["--run-name", "a/b"], "run_name must be a folder name"),
     ],
 )
-def test_bad_training_arguments(trainer: str, flags: list[str], message: str, tmp_path: Path) -> None:
-    result = _train(trainer, "--runs-dir", str(tmp_path), *flags)
-    assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert message in result.stderr
+def test_bad_training_arguments(trainer: str, flags: list[str], message: str, tmp_path: Path, capsys) -> None:
+    code, err = _train(trainer, capsys, "--runs-dir", str(tmp_path), *flags)
+    assert code == 2 and message in err and "Traceback" not in err
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
 @pytest.mark.parametrize("trainer", ["alphazero", "dqn"])
-def test_cuda_on_a_cpu_only_torch(trainer: str, tmp_path: Path) -> None:
-    result = _train(trainer, "--runs-dir", str(tmp_path), "--device", "cuda")
-    assert result.returncode == 2 and "sees no CUDA GPU" in result.stderr and "Traceback" not in result.stderr
+def test_cuda_on_a_cpu_only_torch(trainer: str, tmp_path: Path, capsys) -> None:
+    code, err = _train(trainer, capsys, "--runs-dir", str(tmp_path), "--device", "cuda")
+    assert code == 2 and "sees no CUDA GPU" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("trainer", ["alphazero", "dqn"])
-def test_an_unwritable_runs_dir(trainer: str, blocked: Path) -> None:
-    result = _train(trainer, "--runs-dir", str(blocked))
-    assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert "cannot use the run folder" in result.stderr and result.stderr.count("\n") == 1
+def test_an_unwritable_runs_dir(trainer: str, blocked: Path, capsys) -> None:
+    code, err = _train(trainer, capsys, "--runs-dir", str(blocked))
+    assert code == 2 and "cannot use the run folder" in err and err.count("\n") == 1
 
 
-def test_export_to_an_unwritable_path(tmp_path: Path, blocked: Path) -> None:
+def test_export_to_an_unwritable_path(tmp_path: Path, blocked: Path, capsys) -> None:
     checkpoint = tiny_checkpoint(tmp_path / "la.pt", "los_alamos")
-    result = subprocess.run(
-        [sys.executable, "-m", "agents.alphazero.checkpoint", str(checkpoint), str(blocked / "small.pt")],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert result.returncode == 2 and "Traceback" not in result.stderr and "cannot write" in result.stderr
+    code, err = _exit(checkpoint_cli.main, [str(checkpoint), str(blocked / "small.pt")], capsys)
+    assert code == 2 and "cannot write" in err
 
 
-def test_play_checks_the_pgn_path_before_the_first_move(blocked: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "evaluate", "play", "--game", "los_alamos", "--agent", "greedy",
-         "--pgn", str(blocked / "game.pgn")],
-        cwd=ROOT, input="b2b3\nquit\n", capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert result.returncode == 2 and "cannot write" in result.stderr and "Traceback" not in result.stderr
-    assert "your move" not in result.stdout
+def test_play_checks_the_pgn_path_before_the_first_move(blocked: Path, monkeypatch, capsys) -> None:
+    import evaluate.__main__ as cli
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("b2b3\nquit\n"))
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["play", "--game", "los_alamos", "--agent", "greedy", "--pgn", str(blocked / "game.pgn")])
+    out, err = capsys.readouterr()
+    assert exited.value.code == 2 and "cannot write" in err and "your move" not in out
 
 
 def test_a_finished_game_is_kept_when_its_pgn_cannot_be_written(tmp_path: Path, monkeypatch, capsys) -> None:
@@ -121,6 +142,8 @@ def test_a_finished_game_is_kept_when_its_pgn_cannot_be_written(tmp_path: Path, 
         ("dqn", ["--envs", "100000"], "envs must be <= 256"),
     ],
 )
-def test_absurd_sizes_are_refused_before_allocating(trainer: str, flags: list[str], message: str, tmp_path) -> None:
-    result = _train(trainer, "--runs-dir", str(tmp_path), *flags)
-    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+def test_absurd_sizes_are_refused_before_allocating(
+    trainer: str, flags: list[str], message: str, tmp_path: Path, capsys
+) -> None:
+    code, err = _train(trainer, capsys, "--runs-dir", str(tmp_path), *flags)
+    assert code == 2 and message in err
