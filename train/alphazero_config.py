@@ -170,7 +170,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         steps_per_iteration=8,
         total_steps=4_000,
         learning_rate=3e-3,
-        minutes=2.5,
+        minutes=2.0,
         eval_every=0,
         checkpoint_every=500,
     ),
