@@ -54,10 +54,10 @@ def play_games(seeds: range, history: int = 8, encoding: str = "alphazero") -> i
             assert (outcome and outcome.termination) == end, where
             assert outcome == reference.outcome(), where
             mask = native.legal_action_mask()
-            np.testing.assert_array_equal(mask, reference.legal_action_mask(), err_msg=str(where))
+            assert np.array_equal(mask, reference.legal_action_mask()), where
             player = rng.randrange(2)
             assert native.observation(player).tobytes() == reference.observation(player).tobytes(), where
-            np.testing.assert_array_equal(native.material(), reference.material())
+            assert np.array_equal(native.material(), reference.material()), where
             if end is not None or ply == MAX_PLIES:
                 break
             special = [m for m in moves if m.promotion or board.is_en_passant(m) or board.is_castling(m)]

@@ -1,8 +1,9 @@
 """The native four-player game state against the Python reference state, at every ply.
 
-Seeded random games in both modes: the position text, legal moves by action, the game end and its
-returns, final points, repetitions, standings, the planes (bit for bit, from a random seat) and
-the mask must be the reference's; undo must restore the history exactly.
+Seeded random games in both modes: legal moves by action, the game end and its returns, final
+points, repetitions, standings, the planes (bit for bit, from a random seat) and the mask must be
+the reference's at every ply, the whole position text (FEN4) every fourth ply; undo must restore
+the history exactly.
 """
 
 from __future__ import annotations
@@ -27,18 +28,19 @@ def play_games(seeds: range, mode: str = FFA, history: int = 4, max_plies: int =
         reference = ReferenceFourPlayerState(mode=mode, history=history)
         for ply in range(max_plies + 1):
             where = (mode, seed, ply)
-            assert native.to_text() == reference.to_text(), where
+            if ply % 4 == 0:  # the whole FEN4 (written in Python, 0.2 ms a side); the rest every ply
+                assert native.to_text() == reference.to_text(), where
             moves = native.legal_moves_by_action()
             assert moves == reference.legal_moves_by_action(), where
             assert native.outcome() == reference.outcome(), where
             assert native.final_points() == reference.final_points(), where
             assert native.repetitions() == reference.repetitions(), where
             assert native.standings() == reference.standings() and native.eliminated == reference.eliminated, where
-            np.testing.assert_array_equal(native.legal_action_mask(), reference.legal_action_mask(), err_msg=str(where))
+            assert np.array_equal(native.legal_action_mask(), reference.legal_action_mask()), where
             player = rng.randrange(4)
             assert native.observation(player).tobytes() == reference.observation(player).tobytes(), where
             if rng.random() < 0.05:
-                np.testing.assert_array_equal(native.material(), reference.material())
+                assert np.array_equal(native.material(), reference.material()), where
             if native.is_terminal() or ply == max_plies:
                 break
             action = int(rng.choice(list(moves)))

@@ -25,8 +25,9 @@ def play_games(seeds: range, history: int = 4, adjudicate: bool = False) -> int:
         rng = random.Random(seed)
         native, reference = LosAlamosState(**options), ReferenceLosAlamosState(**options)
         for ply in range(MAX_PLIES + 1):
-            where = (seed, ply, reference.to_text())
-            assert native.to_text() == reference.to_text(), where
+            text = reference.to_text()
+            where = (seed, ply, text)
+            assert native.to_text() == text, where
             moves = native.legal_moves_by_action()
             assert moves == {
                 a: m for a, m in ((a, reference.action_to_move(a)) for a in reference.legal_moves_by_action())
@@ -34,10 +35,10 @@ def play_games(seeds: range, history: int = 4, adjudicate: bool = False) -> int:
             assert native._game.in_check() == reference.board.is_check(), where
             assert native.outcome() == reference.outcome(), where
             assert native.repetitions() == reference.repetitions(), where
-            np.testing.assert_array_equal(native.legal_action_mask(), reference.legal_action_mask(), err_msg=str(where))
+            assert np.array_equal(native.legal_action_mask(), reference.legal_action_mask()), where
             player = rng.randrange(2)
             assert native.observation(player).tobytes() == reference.observation(player).tobytes(), where
-            np.testing.assert_array_equal(native.material(), reference.material())
+            assert np.array_equal(native.material(), reference.material()), where
             if native.is_terminal() or ply == MAX_PLIES:
                 break
             action = int(rng.choice(list(moves)))
