@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -33,6 +32,7 @@ from chess_envs.los_alamos import perft as los_alamos_perft
 from chess_envs.standard import perft as chess_perft
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the Python board is the tests' reference engine
+from tests.engines import FairyStockfish  # noqa: E402
 from tests.four_player.board import reference_perft  # noqa: E402
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
@@ -55,41 +55,21 @@ def timed(function, *args) -> float:
     return nodes / (time.perf_counter() - start)
 
 
-class FairyStockfish:
-    """A running fairy-stockfish set to Los Alamos chess, asked for ``go perft``."""
+def fairy_stockfish() -> FairyStockfish:
+    """A running fairy-stockfish set to Los Alamos chess."""
+    path = shutil.which("fairy-stockfish") or shutil.which("fairy-stockfish", path="/usr/games")
+    if path is None:
+        raise SystemExit("fairy-stockfish not found: apt-get install fairy-stockfish")
+    return FairyStockfish(path, "losalamos")
 
-    def __init__(self) -> None:
-        path = shutil.which("fairy-stockfish") or shutil.which("fairy-stockfish", path="/usr/games")
-        if path is None:
-            raise SystemExit("fairy-stockfish not found: apt-get install fairy-stockfish")
-        self.process = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-        self.send("uci")
-        self.wait_for("uciok")
-        self.send("setoption name UCI_Variant value losalamos")
-        self.send("isready")
-        self.wait_for("readyok")
 
-    def send(self, line: str) -> None:
-        self.process.stdin.write(line + "\n")
-
-    def wait_for(self, prefix: str) -> str:
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                raise RuntimeError("fairy-stockfish exited")
-            if line.startswith(prefix):
-                return line
-
-    def perft_rate(self, depth: int) -> float:
-        self.send("position startpos")
-        start = time.perf_counter()
-        self.send(f"go perft {depth}")
-        nodes = int(self.wait_for("Nodes searched").split(":")[1])
-        return nodes / (time.perf_counter() - start)
-
-    def close(self) -> None:
-        self.send("quit")
-        self.process.wait(timeout=10)
+def perft_rate(fairy: FairyStockfish, depth: int) -> float:
+    """Fairy-Stockfish's ``go perft`` nodes a second from the Los Alamos start."""
+    fairy.send("position startpos")
+    start = time.perf_counter()
+    fairy.send(f"go perft {depth}")
+    nodes = int(fairy.read_until("Nodes searched")[-1].split(":")[1])
+    return nodes / (time.perf_counter() - start)
 
 
 def main() -> None:
@@ -101,13 +81,13 @@ def main() -> None:
     parser.add_argument("--four-player-depth", type=int, default=3, help="four-player depth, Python board")
     parser.add_argument("--four-player-native-depth", type=int, default=5, help="four-player depth, native board")
     args = parser.parse_args()
-    fairy = FairyStockfish()
+    fairy = fairy_stockfish()
     runs = {
         "chess start: python-chess": lambda: timed(python_chess_perft, chess.Board(), args.chess_depth),
         "chess start: ours (native)": lambda: timed(chess_perft, chess.STARTING_FEN, args.native_depth),
         "chess Kiwipete: python-chess": lambda: timed(python_chess_perft, chess.Board(KIWIPETE), args.chess_depth - 1),
         "chess Kiwipete: ours (native)": lambda: timed(chess_perft, KIWIPETE, args.native_depth - 1),
-        "Los Alamos start: Fairy-Stockfish go perft": lambda: fairy.perft_rate(args.los_alamos_depth),
+        "Los Alamos start: Fairy-Stockfish go perft": lambda: perft_rate(fairy, args.los_alamos_depth),
         "Los Alamos start: ours (native)": lambda: timed(los_alamos_perft, LOS_ALAMOS_START, args.los_alamos_depth),
         "four-player FFA start: ours (native)": lambda: timed(
             four_player_native_perft, START_FEN4, args.four_player_native_depth

@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import os
 import random
-import subprocess
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from chess_envs.los_alamos import LosAlamosState, legal_moves, perft, result
-from tests.agents.test_agents import FAIRY, needs_fairy
+from tests.engines import FairyStockfish, require_engine
 from tests.los_alamos import reference
 
 REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference" / "los_alamos"
@@ -64,38 +63,6 @@ def test_threefold_repetition_as_in_rules_md():
     assert state.outcome().termination.value == "threefold_repetition"
 
 
-class FairyStockfish:
-    """The Fairy-Stockfish engine over UCI, for legal moves: ``go perft 1`` answers in 0.1 ms,
-    where pyffish sets its variant up again on every call (2.8 ms)."""
-
-    def __init__(self, binary: str, variant: str) -> None:
-        self.engine = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self._send(f"uci\nsetoption name UCI_Variant value {variant}\nisready")
-        self._read_until("readyok")
-
-    def _send(self, text: str) -> None:
-        assert self.engine.stdin is not None
-        self.engine.stdin.write(text + "\n")
-        self.engine.stdin.flush()
-
-    def _read_until(self, prefix: str) -> list[str]:
-        assert self.engine.stdout is not None
-        lines = []
-        while not (line := self.engine.stdout.readline()).startswith(prefix):
-            assert line, f"the engine exited before {prefix!r}"
-            lines.append(line)
-        return lines
-
-    def legal_moves(self, fen: str) -> list[str]:
-        """The legal moves of ``fen``, sorted UCI strings (perft's ``move: 1`` lines)."""
-        self._send(f"position fen {fen}\ngo perft 1")
-        return sorted(line.split(":")[0] for line in self._read_until("Nodes searched") if ": " in line)
-
-    def close(self) -> None:
-        self._send("quit")
-        self.engine.wait(timeout=10)
-
-
 def play_against_fairy_stockfish(seeds: range, engine: FairyStockfish) -> int:
     """Random games from ``seeds``: at every ply the legal move sets and the game end must agree."""
     import pyffish
@@ -137,15 +104,13 @@ def play_against_fairy_stockfish(seeds: range, engine: FairyStockfish) -> int:
 
 
 @pytest.mark.slow
-@needs_fairy
 def test_agrees_with_fairy_stockfish_on_random_games():
     """1,000 seeded random games checked ply by ply against Fairy-Stockfish: its engine's legal
     moves at every ply, pyffish's optional game ends and results (the native core meets the
     Python reference, checked here, on 3,000 more)."""
     if not os.environ.get("CI"):  # CI installs the dev extras, pyffish included: never skip there
         pytest.importorskip("pyffish")
-    assert FAIRY is not None, "CI must install fairy-stockfish (.ci/run does)"
-    engine = FairyStockfish(FAIRY, "losalamos")
+    engine = FairyStockfish(require_engine("fairy-stockfish"), "losalamos")
     try:
         assert play_against_fairy_stockfish(range(1_000), engine) > 100_000
     finally:
