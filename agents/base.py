@@ -235,12 +235,15 @@ def float_option(value: Any, name: str, minimum: float, maximum: float) -> float
 
 
 def move_time(left: float, increment: float, moves_to_go: int | None, overhead: float) -> float:
-    """Seconds to think with ``left`` seconds on the clock: an even share of what is left over the
-    moves to the time control (30 when none is given) plus most of the increment, never more than
-    half of what is left after the move overhead, so the clock cannot run out."""
+    """Seconds to think with ``left`` seconds on the clock: an even share of what the clock holds for
+    the next ``moves_to_go`` moves (30 when none is given), the increments to come included, less the
+    ``overhead`` each of them (and two more) costs beyond its search, as Stockfish reckons; never
+    more than half of what is left after this move's overhead. A steady lag below the overhead (a
+    busy machine, a slow pipe) then settles the clock well above zero instead of draining it."""
+    horizon = max(1, moves_to_go or 30)
+    ahead = left + increment * (horizon - 1) - overhead * (horizon + 2)
     usable = max(0.0, left - overhead)
-    share = usable / max(1, moves_to_go or 30) + 0.8 * increment
-    return max(0.005, min(share, 0.5 * usable))
+    return max(0.005, min(ahead / horizon, 0.5 * usable))
 
 
 def centipawns(q: float) -> int:

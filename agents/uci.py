@@ -91,6 +91,8 @@ class UCIEngine:
         self._search: threading.Thread | None = None
         self._stop = threading.Event()
         self._ponderhit = threading.Event()
+        self._ponderhit_at = 0.0
+        """when ``ponderhit`` arrived (time.monotonic()): the move's clock runs from there"""
         self._lock = threading.Lock()
         self._rng = np.random.default_rng(0)
 
@@ -122,7 +124,7 @@ class UCIEngine:
             "setoption": self._setoption,
             "debug": lambda _: None,
             "register": lambda _: None,
-            "ponderhit": lambda _: self._ponderhit.set(),
+            "ponderhit": self._on_ponderhit,
             "bench": self._bench,
         }
         if command == "quit":
@@ -316,6 +318,7 @@ class UCIEngine:
         self.state = state
 
     def _go(self, args: list[str]) -> None:
+        received = time.monotonic()  # the GUI's clock runs from here, not from when the search starts
         self._finish_search()
         limits, searchmoves = _parse_go(args)
         state = self.state.copy()
@@ -325,8 +328,12 @@ class UCIEngine:
         self._searchmoves = tuple(_legal_action(state, move) for move in searchmoves) or None
         self._stop.clear()
         self._ponderhit.clear()
-        self._search = threading.Thread(target=self._think, args=(state, limits), daemon=True)
+        self._search = threading.Thread(target=self._think, args=(state, limits, received), daemon=True)
         self._search.start()
+
+    def _on_ponderhit(self, _: list[str]) -> None:
+        self._ponderhit_at = time.monotonic()
+        self._ponderhit.set()
 
     def _finish_search(self) -> None:
         if self._search is not None:
@@ -336,8 +343,9 @@ class UCIEngine:
 
     # -- searching -------------------------------------------------------------------------
 
-    def _budget(self, state: GameState, limits: dict[str, int]) -> SearchLimits:
-        """The limits of this move's search (no limit given: the Simulations option)."""
+    def _budget(self, state: GameState, limits: dict[str, int], since: float) -> SearchLimits:
+        """The limits of this move's search (no limit given: the Simulations option); its time runs
+        from ``since`` (time.monotonic() when ``go`` or ``ponderhit`` arrived)."""
         if "infinite" in limits:
             return SearchLimits(infinite=True, lines=self.multipv)
         nodes = limits.get("nodes")
@@ -351,6 +359,8 @@ class UCIEngine:
                 limits.get("movestogo"),
                 overhead,
             )
+        if seconds is not None:
+            seconds = max(0.005, seconds - (time.monotonic() - since))
         if nodes is None and seconds is None:
             nodes = self.simulations
         strength = self._strength()
@@ -360,11 +370,11 @@ class UCIEngine:
             nodes=nodes, seconds=seconds, depth=limits.get("depth"), lines=self.multipv, moves=self._searchmoves
         )
 
-    def _think(self, state: GameState, limits: dict[str, int]) -> None:
+    def _think(self, state: GameState, limits: dict[str, int], received: float) -> None:
         """The search thread: always ends by sending ``bestmove``."""
         try:
             self._load()
-            move, ponder = self._best_move(state, limits)
+            move, ponder = self._best_move(state, limits, received)
         except Exception as error:  # a GUI waits for bestmove: fall back to a legal move
             self.complain(f"the agent failed ({type(error).__name__}: {error}); playing a random legal move")
             self._drop_agent()
@@ -379,7 +389,7 @@ class UCIEngine:
         while not (self._stop.is_set() or self._ponderhit.wait(0.02)):
             pass
 
-    def _best_move(self, state: GameState, limits: dict[str, int]) -> tuple[str, str | None]:
+    def _best_move(self, state: GameState, limits: dict[str, int], received: float) -> tuple[str, str | None]:
         """The move to play and the reply to ponder on (None when the search has no line past it)."""
         agent = self.agent
         if agent is None:
@@ -405,7 +415,8 @@ class UCIEngine:
                 self.complain("ponderhit: the search goes on from the proven win found while pondering")
             else:
                 self.complain(f"ponderhit: the search goes on from the {thought.nodes} nodes searched while pondering")
-        thought = agent.think(state, self._budget(state, limits), self._stop.is_set, report)
+            received = self._ponderhit_at
+        thought = agent.think(state, self._budget(state, limits, received), self._stop.is_set, report)
         return self._answer(state, thought)
 
     @staticmethod

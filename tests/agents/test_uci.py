@@ -198,6 +198,26 @@ def test_the_time_for_a_move_never_spends_the_clock(left, increment, moves_to_go
     assert 0 < seconds <= max(0.005, 0.5 * max(0.0, left - 0.1))
 
 
+@pytest.mark.parametrize("overhead", [0.03, 0.1])
+def test_a_steady_lag_under_the_move_overhead_settles_the_clock_well_above_zero(overhead):
+    from agents.base import move_time
+
+    left, increment, lag = 8.0, 0.1, overhead / 2  # each move costs its budget plus the lag
+    lowest = left
+    for _ in range(300):
+        left += increment - move_time(left, increment, None, overhead) - lag
+        lowest = min(lowest, left)
+    assert lowest > 10 * lag, lowest
+
+
+def test_a_moves_time_runs_from_when_go_arrived_not_from_when_the_search_starts():
+    engine = UCIEngine(out=io.StringIO())
+    received = time.monotonic() - 0.3  # go arrived 0.3 s ago (a slow load, a pondering chunk)
+    limits = engine._budget(engine.state, {"movetime": 1000}, received)
+    assert limits.seconds is not None and 0.6 < limits.seconds <= 1.0 - engine.overhead_ms / 1000 - 0.3
+    assert engine._budget(engine.state, {"movetime": 100}, received).seconds == 0.005  # late: the floor
+
+
 def test_wdl_is_a_permille_split_with_the_expected_score_of_the_value():
     from agents.uci import win_draw_loss
 
