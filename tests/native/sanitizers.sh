@@ -14,6 +14,8 @@ export CHESS_ENVS_CORE="$core"
 export LD_PRELOAD="$(g++ -print-file-name=libasan.so) $(g++ -print-file-name=libubsan.so)"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:verify_asan_link_order=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# Left out here: the deepest perft record (Teams from the start, a fifth of the run under ASan; the
+# other 27 records walk the same move generator) and the Python mate probe's comparison.
 # Two pytest processes at once (each uses one core): the boundary probes (a fresh interpreter each),
 # and the rest. Both run to the end; the script fails if either does.
 probes=$(mktemp)
@@ -23,7 +25,8 @@ probes_pid=$!
 status=0
 "$python" -m pytest -q -p no:cacheprovider -o addopts="" tests/native tests/agents/test_native_search.py \
   -k "fuzz or perft or other_history or adjudication or vector or native_search" \
-  --deselect tests/native/test_sanitizers.py --ignore tests/native/test_boundary.py || status=$?
+  --deselect tests/native/test_sanitizers.py --ignore tests/native/test_boundary.py \
+  --deselect "tests/native/test_four_player_board.py::test_every_public_perft_record[teams-start]" || status=$?
 wait "$probes_pid" || status=$?
 cat "$probes"
 exit "$status"
