@@ -58,7 +58,8 @@ def test_no_illegal_action_in_10000_steps_of_warm_up_exploration_and_greed():
             for seat in (0, 1)
         ]
     )
-    model = tiny_model(env)
+    light = dict(features_extractor_kwargs=dict(filters=8, layers=1), net_arch=[32])  # legality, not learning
+    model = tiny_model(env, train_freq=16, policy_kwargs=light)
     model.learn(10_000)
     assert model.num_timesteps >= 10_000
     assert len(Watch.chosen) >= 10_000 and all(Watch.chosen)
