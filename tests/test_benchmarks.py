@@ -200,7 +200,7 @@ def test_quick_preset_trains_and_rates_against_greedy(tmp_path):
 
 def test_learning_curve_trains_in_parts_rates_each_and_resumes(tmp_path):
     command = [sys.executable, str(ROOT / "benchmarks" / "learning_curve.py"), "--game", "los_alamos",
-               "--runs-dir", str(tmp_path), "--points", "0.03", "0.08", "--games", "2", "--sims", "4",
+               "--runs-dir", str(tmp_path), "--points", "0.05", "0.2", "--games", "2", "--sims", "4",
                "--ladder-games", "2", "--", "--preset", "smoke", "--iterations", "0"]  # fmt: skip
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
@@ -209,14 +209,14 @@ def test_learning_curve_trains_in_parts_rates_each_and_resumes(tmp_path):
     rows = (rating / "curve.csv").read_text().splitlines()
     assert rows[0].startswith("point,training_minutes,training_cpu_minutes") and len(rows) == 3
     minutes = [float(row.split(",")[1]) for row in rows[1:]]
-    assert 0.025 <= minutes[0] < minutes[1] and (rating / "curve.png").stat().st_size > 0
+    assert 0.04 <= minutes[0] < minutes[1] and (rating / "curve.png").stat().st_size > 0
     again = subprocess.run(command, capture_output=True, text=True, timeout=300)  # both points done: nothing to do
-    assert again.returncode == 0 and "point 0.08" not in again.stdout
+    assert again.returncode == 0 and "point 0.2" not in again.stdout
     assert (rating / "curve.csv").read_text().splitlines() == rows
     scratch = subprocess.run([*command[:7], "0", *command[9:]], capture_output=True, text=True, timeout=300)
     assert scratch.returncode != 0 and "point 0 is the --init network" in scratch.stderr
     # point 0 of a run from a network rates that network as it is, with no training
-    start = [*command[:4], "--run", "from-net", *command[4:7], "0", *command[9:], "--init", str(rating / "0.08min.pt")]
+    start = [*command[:4], "--run", "from-net", *command[4:7], "0", *command[9:], "--init", str(rating / "0.2min.pt")]
     from_network = subprocess.run(start, capture_output=True, text=True, timeout=300)
     assert from_network.returncode == 0, from_network.stderr
     row = (tmp_path / "from-net-rating" / "curve.csv").read_text().splitlines()[1].split(",")
