@@ -21,22 +21,24 @@ def _snapshot(state: FourPlayerState) -> tuple:
 
 
 def play_checked_game(job: tuple[int, str]) -> Counter:
-    """Play one seeded random game, asserting the invariants at every ply; return what it saw."""
+    """Play one seeded random game, asserting the invariants at every ply; return what it saw.
+    The snapshot after a move (checked against the one after undo and redo) is the next ply's
+    snapshot before: each position is read once."""
     seed, mode = job
     rng = random.Random(seed)
     state = FourPlayerState(mode=mode, history=1)
     seen: Counter = Counter()
     plies = 0
+    before = _snapshot(state)
     while not state.is_terminal():
-        squares, _, live, points, *_ = state._game.snapshot()
+        squares, _, live, points, *_ = before[0]
         for colour in range(4):
             kings = squares.count(colour << 3 | KING)
             assert kings == (1 if live[colour] else 0), (seed, state.to_text())
-        mask = state.legal_action_mask()
+        legal = np.flatnonzero(state.legal_action_mask())
         moves = state.legal_moves_by_action()
-        assert sorted(np.flatnonzero(mask)) == sorted(moves), (seed, state.to_text())
-        before = _snapshot(state)
-        action = int(rng.choice(np.flatnonzero(mask)))
+        assert legal.tolist() == sorted(moves), (seed, state.to_text())
+        action = int(rng.choice(legal))
         move = moves[action]
         assert state.action_to_move(action) == move_text(move), seed
         flag = move >> 20
@@ -51,7 +53,8 @@ def play_checked_game(job: tuple[int, str]) -> Counter:
         state.undo()
         assert _snapshot(state) == before, f"undo did not restore game {seed} at ply {plies}"
         state.apply(action)
-        assert _snapshot(state) == after
+        before = _snapshot(state)
+        assert before == after
     seen[state.outcome().termination.value] += 1
     seen["plies"] += plies
     assert abs(sum(state.returns())) < 1e-6
