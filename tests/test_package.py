@@ -42,14 +42,17 @@ def dist(tmp_path_factory) -> Path:
 
 def fresh_venv(folder: Path) -> Path:
     """A new virtual environment with pip; its python. Installs into it pass ``--no-compile``: pip
-    would byte-compile every module (torch's alone: 25 of 38 s) where the test imports a few."""
+    would byte-compile every module (torch's alone: 25 of 38 s) where the test imports a few, which
+    its processes compile once and cache (see :func:`outside`)."""
     venv.EnvBuilder(with_pip=True).create(folder)
     return folder / "bin" / "python"
 
 
 def outside(tmp_path: Path) -> dict:
-    """Run from a folder outside the checkout, so nothing is imported from it."""
-    return {"cwd": tmp_path, "env": {**os.environ, "PYTHONPATH": ""}}
+    """Run from a folder outside the checkout, so nothing is imported from it, with bytecode caching
+    on (``PYTHONDONTWRITEBYTECODE`` would have every process compile torch's modules again)."""
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    return {"cwd": tmp_path, "env": {**env, "PYTHONPATH": ""}}
 
 
 def test_an_sdist_and_a_wheel_build(dist) -> None:
