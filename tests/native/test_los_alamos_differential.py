@@ -34,21 +34,21 @@ def play_games(seeds: range, history: int = 4, adjudicate: bool = False) -> int:
         rng = random.Random(seed)
         native, reference = LosAlamosState(**options), ReferenceLosAlamosState(**options)
         for ply in range(MAX_PLIES + 1):
-            at = (seed, ply, reference)
             board_moves = {move[0] for move in native._game.legal_moves()}  # regardless of draw rules
-            assert board_moves == reference.legal_moves_by_action().keys(), where(*at)
-            assert native._game.in_check() == reference.board.is_check(), where(*at)
-            assert native.outcome() == reference.outcome(), where(*at)
-            assert native.repetitions() == reference.repetitions(), where(*at)
-            assert np.array_equal(native.legal_action_mask(), reference.legal_action_mask()), where(*at)
+            assert board_moves == reference.legal_moves_by_action().keys(), where(seed, ply, reference)
+            assert native._game.in_check() == reference.board.is_check(), where(seed, ply, reference)
+            assert native.outcome() == reference.outcome(), where(seed, ply, reference)
+            assert native.repetitions() == reference.repetitions(), where(seed, ply, reference)
+            mask = native.legal_action_mask()
+            assert np.array_equal(mask, reference.legal_action_mask()), where(seed, ply, reference)
             player = rng.randrange(2)
             planes = native.observation(player).tobytes()
-            assert planes == reference.observation(player).tobytes(), where(*at)
-            assert np.array_equal(native.material(), reference.material()), where(*at)
+            assert planes == reference.observation(player).tobytes(), where(seed, ply, reference)
+            assert np.array_equal(native.material(), reference.material()), where(seed, ply, reference)
             if ply % 4 == 0 or native.is_terminal() or ply == MAX_PLIES:
-                assert native.to_text() == reference.to_text(), where(*at)
+                assert native.to_text() == reference.to_text(), where(seed, ply, reference)
                 texts = {action: reference.action_to_move(action) for action in reference.legal_moves_by_action()}
-                assert native.legal_moves_by_action() == texts, where(*at)
+                assert native.legal_moves_by_action() == texts, where(seed, ply, reference)
             if native.is_terminal() or ply == MAX_PLIES:
                 break
             action = int(rng.choice(native.legal_actions()))
@@ -58,7 +58,7 @@ def play_games(seeds: range, history: int = 4, adjudicate: bool = False) -> int:
             if rng.random() < 0.05:
                 native.undo()
                 reference.undo()
-                assert native.to_text() == reference.to_text(), where(*at)
+                assert native.to_text() == reference.to_text(), where(seed, ply, reference)
                 native.apply(action)
                 reference.apply(action)
     return plies
