@@ -17,7 +17,8 @@ part), so its learning rate has annealed by then: a curve to 80 minutes is not t
 curve to 240.
 
 Everything is resumable: run the same command again after a kill and it goes on where it stopped
-(finished parts and rating games are kept). The run trains in ``runs/<run>``; the ladder, the exported
+(finished parts and rating games are kept; a rating's time counts every run that played its games;
+SIGTERM stops it as Ctrl-C does). The run trains in ``runs/<run>``; the ladder, the exported
 networks, their rating games, ``curve.csv`` and ``curve.png`` go to ``runs/<run>-rating``.
 Run it alone: the parts train for wall-clock minutes, so a busy machine trains less in each.
 """
@@ -29,6 +30,7 @@ import csv
 import json
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -230,17 +232,24 @@ def main() -> None:
         network = f"alphazero:{network_path}?sims={args.sims}"
         last = float(rows[-1]["elo"]) if rows else ladder_elo[recipe.first_anchor]
         start = min(range(len(anchors)), key=lambda i: abs(ladder_elo[anchors[i]] - last))
-        started = time.monotonic()
-        played, score, (elo, low, high) = rate_point(
-            args.game, network, anchors, ladder, start, args.games, curve_dir / f"{point:g}min"
-        )
+        point_dir = curve_dir / f"{point:g}min"
+        point_dir.mkdir(exist_ok=True)
+        clock = point_dir / "rating_seconds.json"  # the rating's time over all the runs that played its games
+        rated_before, started = (json.loads(clock.read_text()) if clock.exists() else 0.0), time.monotonic()
+        try:
+            played, score, (elo, low, high) = rate_point(
+                args.game, network, anchors, ladder, start, args.games, point_dir
+            )
+        finally:
+            rating_seconds = rated_before + time.monotonic() - started
+            clock.write_text(json.dumps(rating_seconds))
         row = {
             "point": f"{point:g}",
             "training_minutes": f"{counters['seconds'] / 60:.2f}",
             "training_cpu_minutes": f"{training_cpu_minutes(curve_dir / 'cpu.json'):.2f}",
             "learner_steps": str(counters["learner_steps"]),
             "self_play_games": str(counters["games"]),
-            "rating_minutes": f"{(time.monotonic() - started) / 60:.1f}",
+            "rating_minutes": f"{rating_seconds / 60:.1f}",
             "rated_against": " + ".join(played),
             "score": f"{score:.3f}",
             "elo": f"{elo:.0f}",
@@ -256,7 +265,13 @@ def main() -> None:
         plot(rows, {a: ladder_elo[a] for a in anchors}, f"{args.game}: Elo over greedy", curve_dir / "curve.png")
 
 
+def interrupt(signum: int, frame: object) -> None:
+    """SIGTERM (``kill``) stops the run as Ctrl-C does: the part and the rating time are saved."""
+    raise KeyboardInterrupt
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, interrupt)
     try:
         main()
     except KeyboardInterrupt:

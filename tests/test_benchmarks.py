@@ -202,14 +202,20 @@ def test_learning_curve_trains_in_parts_rates_each_and_resumes(tmp_path):
     command = [sys.executable, str(ROOT / "benchmarks" / "learning_curve.py"), "--game", "los_alamos",
                "--runs-dir", str(tmp_path), "--points", "0.05", "0.2", "--games", "2", "--sims", "4",
                "--ladder-games", "2", "--", "--preset", "smoke", "--iterations", "0"]  # fmt: skip
+    rating = tmp_path / "curve-los_alamos-rating"
+    (rating / "0.05min").mkdir(parents=True)  # as a run stopped during this point's rating leaves it
+    (rating / "0.05min" / "rating_seconds.json").write_text("600.0")
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "anchors (Elo over greedy): greedy +0, " in result.stdout and "fairy-stockfish?depth=1 " in result.stdout
-    rating = tmp_path / "curve-los_alamos-rating"
     rows = (rating / "curve.csv").read_text().splitlines()
     assert rows[0].startswith("point,training_minutes,training_cpu_minutes") and len(rows) == 3
     minutes = [float(row.split(",")[1]) for row in rows[1:]]
     assert 0.04 <= minutes[0] < minutes[1] and (rating / "curve.png").stat().st_size > 0
+    rating_minutes = [float(row.split(",")[5]) for row in rows[1:]]  # the earlier run's 10 minutes count
+    assert rating_minutes[0] >= 10.0 and rating_minutes[1] < 10.0
+    saved = float((rating / "0.2min" / "rating_seconds.json").read_text())
+    assert saved == pytest.approx(rating_minutes[1] * 60, abs=3)
     again = subprocess.run(command, capture_output=True, text=True, timeout=300)  # both points done: nothing to do
     assert again.returncode == 0 and "point 0.2" not in again.stdout
     assert (rating / "curve.csv").read_text().splitlines() == rows
