@@ -134,14 +134,21 @@ def train_until(recipe: Recipe, game: str, run_dir: Path, minutes: float, total:
         process.wait()
         raise
     finally:
-        spent = training_cpu_minutes(state_path) + cpu_minutes_of_children() - before
-        state_path.write_text(json.dumps({"training_cpu_minutes": spent}))
+        add_to_tally(state_path, "training_cpu_minutes", cpu_minutes_of_children() - before)
     if process.returncode:
         raise SystemExit(f"training stopped with exit status {process.returncode}")
 
 
-def training_cpu_minutes(state_path: Path) -> float:
-    return json.loads(state_path.read_text())["training_cpu_minutes"] if state_path.exists() else 0.0
+def tally(path: Path, key: str) -> float:
+    """A total kept across runs in ``path`` (0 before the first)."""
+    return float(json.loads(path.read_text())[key]) if path.exists() else 0.0
+
+
+def add_to_tally(path: Path, key: str, amount: float) -> float:
+    """Add ``amount`` to the total in ``path``; the new total."""
+    total = tally(path, key) + amount
+    path.write_text(json.dumps({key: total}))
+    return total
 
 
 def rate_point(
@@ -235,18 +242,17 @@ def main() -> None:
         point_dir = curve_dir / f"{point:g}min"
         point_dir.mkdir(exist_ok=True)
         clock = point_dir / "rating_seconds.json"  # the rating's time over all the runs that played its games
-        rated_before, started = (json.loads(clock.read_text()) if clock.exists() else 0.0), time.monotonic()
+        started = time.monotonic()
         try:
             played, score, (elo, low, high) = rate_point(
                 args.game, network, anchors, ladder, start, args.games, point_dir
             )
         finally:
-            rating_seconds = rated_before + time.monotonic() - started
-            clock.write_text(json.dumps(rating_seconds))
+            rating_seconds = add_to_tally(clock, "rating_seconds", time.monotonic() - started)
         row = {
             "point": f"{point:g}",
             "training_minutes": f"{counters['seconds'] / 60:.2f}",
-            "training_cpu_minutes": f"{training_cpu_minutes(curve_dir / 'cpu.json'):.2f}",
+            "training_cpu_minutes": f"{tally(curve_dir / 'cpu.json', 'training_cpu_minutes'):.2f}",
             "learner_steps": str(counters["learner_steps"]),
             "self_play_games": str(counters["games"]),
             "rating_minutes": f"{rating_seconds / 60:.1f}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -204,7 +205,7 @@ def test_learning_curve_trains_in_parts_rates_each_and_resumes(tmp_path):
                "--ladder-games", "2", "--", "--preset", "smoke", "--iterations", "0"]  # fmt: skip
     rating = tmp_path / "curve-los_alamos-rating"
     (rating / "0.05min").mkdir(parents=True)  # as a run stopped during this point's rating leaves it
-    (rating / "0.05min" / "rating_seconds.json").write_text("600.0")
+    (rating / "0.05min" / "rating_seconds.json").write_text('{"rating_seconds": 600.0}')
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "anchors (Elo over greedy): greedy +0, " in result.stdout and "fairy-stockfish?depth=1 " in result.stdout
@@ -214,7 +215,7 @@ def test_learning_curve_trains_in_parts_rates_each_and_resumes(tmp_path):
     assert 0.04 <= minutes[0] < minutes[1] and (rating / "curve.png").stat().st_size > 0
     rating_minutes = [row.split(",")[5] for row in rows[1:]]  # the earlier run's 10 minutes count
     assert float(rating_minutes[0]) >= 10.0 and float(rating_minutes[1]) < 10.0
-    saved = float((rating / "0.2min" / "rating_seconds.json").read_text())
+    saved = json.loads((rating / "0.2min" / "rating_seconds.json").read_text())["rating_seconds"]
     assert f"{saved / 60:.1f}" == rating_minutes[1]
     again = subprocess.run(command, capture_output=True, text=True, timeout=300)  # both points done: nothing to do
     assert again.returncode == 0 and "point 0.2" not in again.stdout
