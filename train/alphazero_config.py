@@ -61,6 +61,11 @@ class SelfPlaySection:
         low=0,
         high=1,
     )
+    teacher_process: bool = arg(
+        True,
+        "while the teacher plays: its games in a worker process, a chunk of moves ahead, beside the learner "
+        "(false: the two take turns in this process)",
+    )
     teacher_handover: float = arg(
         0.0,
         "four-player: the network plays self-play from the first evaluation (every --eval-every iterations) at "

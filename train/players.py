@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from typing import Protocol, cast
 
 import numpy as np
+import torch
 
 from agents.alphazero.agent import NetworkEvaluator
 from agents.alphazero.material import MaterialEvaluator
 from train.alphazero_config import AlphaZeroConfig, self_play_search
 from train.learner import Learner
 from train.selfplay import FinishedGame, SelfPlay
+from train.teacher_worker import TeacherWorker, new_teacher_self_play, play_chunk
 
 
 @dataclass
@@ -51,11 +53,12 @@ def teaching(config: AlphaZeroConfig, counters: dict) -> bool:
 def new_self_play(config: AlphaZeroConfig, learner: Learner, seed: Sequence[int]) -> SelfPlay:
     """Self-play with the learner's network (one process: the same weights object), or while
     :func:`teaching`, with the material search as its teacher."""
-    teacher = teaching(config, learner.counters)
+    if teaching(config, learner.counters):
+        return new_teacher_self_play(config, seed)
     return SelfPlay(
         config.game,
-        MaterialEvaluator() if teacher else NetworkEvaluator(learner.network.eval(), learner.device, config.inference),
-        self_play_search(config, teacher),
+        NetworkEvaluator(learner.network.eval(), learner.device, config.inference),
+        self_play_search(config),
         config.games_in_parallel,
         config.temperature_plies,
         config.max_plies,
@@ -64,38 +67,45 @@ def new_self_play(config: AlphaZeroConfig, learner: Learner, seed: Sequence[int]
     )
 
 
-def with_teacher_values(games: list[FinishedGame], teacher: MaterialEvaluator, weight: float) -> list[FinishedGame]:
-    """The teacher's games with value targets ``(1 - weight) * outcome + weight * its evaluation``:
-    one game's final standings are a noisy label for each of its hundreds of positions; the
-    material and points the teacher reads off each position are a steadier, if shallower, one."""
-    for game in games:
-        game.values = ((1 - weight) * game.values + weight * teacher.values(game.planes)).astype(np.float32)
-    return games
-
-
 class LocalSelfPlay:
-    """Self-play in this process, with the learner's own network object (no weights to copy)."""
+    """Self-play in this process, with the learner's own network object (no weights to copy).
+
+    While the teacher plays (``--teacher-process``, the default) its games are played by a
+    :class:`~train.teacher_worker.TeacherWorker` a chunk ahead: each :meth:`play` takes the chunk
+    the worker finished and starts the next, which it plays while the learner learns; the learner
+    keeps one thread fewer meanwhile, for the worker's core."""
 
     def __init__(self, config: AlphaZeroConfig, learner: Learner) -> None:
         self.config, self.learner = config, learner
-        self.self_play = new_self_play(config, learner, [config.seed, 0, learner.counters["iteration"]])
+        seed = [config.seed, 0, learner.counters["iteration"]]
+        self.worker: TeacherWorker | None = None
+        self.learner_threads = torch.get_num_threads()
+        if config.teacher_process and teaching(config, learner.counters):
+            self.worker = TeacherWorker(config, seed)
+            torch.set_num_threads(max(1, self.learner_threads - 1))
+        else:
+            self.self_play = new_self_play(config, learner, seed)
         self.steps_seen = learner.counters["learner_steps"]
 
     def play(self, moves: int) -> Played:
         config, counters = self.config, self.learner.counters
-        evaluator = self.evaluator
-        if isinstance(evaluator, MaterialEvaluator) and not teaching(config, counters):
+        if self.worker is not None and teaching(config, counters):
+            return self._play_ahead(self.worker, moves)
+        teacher_done = self.worker is not None or isinstance(self.evaluator, MaterialEvaluator)
+        if teacher_done and not teaching(config, counters):
             print(f"the teacher played {counters['games']} games: the network plays from now on")
+            self.close()
             self.self_play = new_self_play(config, self.learner, [config.seed, 1, counters["iteration"]])
-            evaluator = self.evaluator
+        evaluator = self.evaluator
         if counters["learner_steps"] != self.steps_seen:
             self.self_play.forget_evaluations()  # they are of the weights before the last steps
             self.steps_seen = counters["learner_steps"]
         tick, network_before = time.monotonic(), evaluator.seconds
         evaluations = self.self_play.network_evaluations
+        if isinstance(evaluator, MaterialEvaluator):
+            chunk = play_chunk(self.self_play, moves, config.teacher_value_weight)
+            return Played(chunk.games, 0, chunk.seconds, chunk.evaluator_seconds, moves * config.games_in_parallel)
         games = self.self_play.play(moves)
-        if isinstance(evaluator, MaterialEvaluator) and config.teacher_value_weight:
-            games = with_teacher_values(games, evaluator, config.teacher_value_weight)
         return Played(
             games,
             self.self_play.network_evaluations - evaluations,
@@ -104,10 +114,24 @@ class LocalSelfPlay:
             moves * config.games_in_parallel,
         )
 
+    def _play_ahead(self, worker: TeacherWorker, moves: int) -> Played:
+        """The worker's last chunk; the next one started, unless these games end the teacher's share."""
+        config, counters = self.config, self.learner.counters
+        if not worker.busy:
+            worker.submit(moves)
+        chunk = worker.result()
+        if counters["games"] + len(chunk.games) < config.teacher_games:
+            worker.submit(moves)  # played while the learner learns from this chunk
+        return Played(chunk.games, 0, chunk.seconds, chunk.evaluator_seconds, moves * config.games_in_parallel)
+
     @property
     def evaluator(self) -> NetworkEvaluator | MaterialEvaluator:
         """What self-play evaluates positions with now: the network, or the teacher's material search."""
         return cast(NetworkEvaluator | MaterialEvaluator, self.self_play.search.evaluate)
 
     def close(self) -> None:
-        """Nothing to let go."""
+        """Let the teacher's worker go (a chunk it is playing is dropped) and the learner its threads back."""
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None
+            torch.set_num_threads(self.learner_threads)

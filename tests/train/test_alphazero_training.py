@@ -20,8 +20,8 @@ from chess_envs.registry import new_state
 from train.alphazero import main
 from train.evaluation import score_against
 from train.learner import Learner
-from train.players import with_teacher_values
 from train.selfplay import FinishedGame
+from train.teacher_worker import with_teacher_values
 
 ROOT = Path(__file__).resolve().parents[2]
 
