@@ -16,7 +16,7 @@ from agents.alphazero.material import MaterialEvaluator
 from train.alphazero_config import AlphaZeroConfig, self_play_search
 from train.learner import Learner
 from train.selfplay import FinishedGame, SelfPlay
-from train.teacher_worker import TeacherWorker, new_teacher_self_play, play_chunk
+from train.teacher_worker import Chunk, TeacherWorker, new_teacher_self_play, play_chunk
 
 
 @dataclass
@@ -91,20 +91,18 @@ class LocalSelfPlay:
         config, counters = self.config, self.learner.counters
         if self.worker is not None and teaching(config, counters):
             return self._play_ahead(self.worker, moves)
-        teacher_done = self.worker is not None or isinstance(self.evaluator, MaterialEvaluator)
-        if teacher_done and not teaching(config, counters):
+        if (self.worker is not None or self.teacher_here) and not teaching(config, counters):
             print(f"the teacher played {counters['games']} games: the network plays from now on")
             self.close()
             self.self_play = new_self_play(config, self.learner, [config.seed, 1, counters["iteration"]])
+        if self.teacher_here:
+            return self._teacher_played(play_chunk(self.self_play, moves, config.teacher_value_weight), moves)
         evaluator = self.evaluator
         if counters["learner_steps"] != self.steps_seen:
             self.self_play.forget_evaluations()  # they are of the weights before the last steps
             self.steps_seen = counters["learner_steps"]
         tick, network_before = time.monotonic(), evaluator.seconds
         evaluations = self.self_play.network_evaluations
-        if isinstance(evaluator, MaterialEvaluator):
-            chunk = play_chunk(self.self_play, moves, config.teacher_value_weight)
-            return Played(chunk.games, 0, chunk.seconds, chunk.evaluator_seconds, moves * config.games_in_parallel)
         games = self.self_play.play(moves)
         return Played(
             games,
@@ -122,7 +120,16 @@ class LocalSelfPlay:
         chunk = worker.result()
         if counters["games"] + len(chunk.games) < config.teacher_games:
             worker.submit(moves)  # played while the learner learns from this chunk
-        return Played(chunk.games, 0, chunk.seconds, chunk.evaluator_seconds, moves * config.games_in_parallel)
+        return self._teacher_played(chunk, moves)
+
+    def _teacher_played(self, chunk: Chunk, moves: int) -> Played:
+        """A chunk of the teacher's games as an iteration's self-play (no network evaluations)."""
+        return Played(chunk.games, 0, chunk.seconds, chunk.evaluator_seconds, moves * self.config.games_in_parallel)
+
+    @property
+    def teacher_here(self) -> bool:
+        """Whether the teacher's games are played in this process (``--teacher-process false``)."""
+        return self.worker is None and isinstance(self.evaluator, MaterialEvaluator)
 
     @property
     def evaluator(self) -> NetworkEvaluator | MaterialEvaluator:

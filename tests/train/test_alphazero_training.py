@@ -62,8 +62,10 @@ def test_a_run_pauses_at_its_total_training_minutes_and_resumes_to_the_next_paus
     assert 0.25 * 60 <= last["seconds"] < max(second["seconds"], 0.25 * 60) + 10
 
 
-def test_four_player_teacher_plays_the_first_games_then_the_network(tmp_path, capsys):
+@pytest.mark.parametrize("worker", ["true", "false"])  # the teacher in a worker process, or in turns here
+def test_four_player_teacher_plays_the_first_games_then_the_network(tmp_path, capsys, worker):
     flags = ["--game", "four_player", "--run-name", "taught", "--teacher-simulations", "8", "--eval-every", "0"]
+    flags += ["--teacher-process", worker]
     path = run(tmp_path, *flags, "--teacher-games", "4", "--teacher-value-weight", "0.5", "--iterations", "6")
     log = capsys.readouterr().out
     assert "the teacher played" in log and "the network plays from now on" in log
