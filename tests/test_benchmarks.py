@@ -279,3 +279,16 @@ def test_value_calibration_scores_a_four_player_network_per_seat(tmp_path):
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "four_player: 2 games, 24 positions, 96 predictions" in result.stdout and plot.stat().st_size > 0
+
+
+def test_teacher_overlap_times_the_teacher_in_turns_and_in_a_worker():
+    small = ["--games-in-parallel", "4", "--teacher-simulations", "8", "--max-plies", "8", "--min-replay", "16",
+             "--batch-size", "16", "--steps-per-iteration", "2"]  # fmt: skip
+    command = [sys.executable, str(ROOT / "benchmarks" / "teacher_overlap.py"), "--minutes", "0.1", "--", *small]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines() if line.startswith("| in ")]
+    names = [row.split(" | ")[0] for row in rows]
+    assert names == ["| in turns with the learner", "| in a worker process, a chunk ahead"]
+    assert all(int(row.split(" | ")[3]) > 0 for row in rows)  # learner steps in both runs
+    assert "x with the worker" in result.stdout
