@@ -6,6 +6,7 @@ which wire the same two pieces: :mod:`train.selfplay` and :mod:`train.learner`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,10 +15,12 @@ import numpy as np
 from agents.alphazero import material
 from agents.alphazero.agent import RUNTIMES
 from agents.alphazero.mcts import MCTSConfig
+from agents.alphazero.mcts_config import Evaluator
 from agents.alphazero.network import resolve_device
 from chess_envs.registry import new_state
 from train.config import Config, arg, section
 from train.sections import EvaluationSection, NetworkSection, OptimizerSection, RunSection
+from train.selfplay import SelfPlay
 from train.system import check_memory
 
 
@@ -240,6 +243,23 @@ PRESETS: dict[str, dict[str, Any]] = {
         checkpoint_every=300,
     ),
 }
+
+
+def configured_self_play(
+    config: AlphaZeroConfig, evaluator: Evaluator, seed: Sequence[int], teacher: bool = False
+) -> SelfPlay:
+    """Self-play as ``config`` plays it, evaluating with ``evaluator`` (the teacher's search settings
+    with ``teacher``), seeded with ``seed``."""
+    return SelfPlay(
+        config.game,
+        evaluator,
+        self_play_search(config, teacher),
+        config.games_in_parallel,
+        config.temperature_plies,
+        config.max_plies,
+        np.random.default_rng(seed),
+        config.value_target_q,
+    )
 
 
 def self_play_search(args: AlphaZeroConfig, teacher: bool = False) -> MCTSConfig:

@@ -8,12 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
 
-import numpy as np
 import torch
 
 from agents.alphazero.agent import NetworkEvaluator
 from agents.alphazero.material import MaterialEvaluator
-from train.alphazero_config import AlphaZeroConfig, self_play_search
+from train.alphazero_config import AlphaZeroConfig, configured_self_play
 from train.learner import Learner
 from train.selfplay import FinishedGame, SelfPlay
 from train.teacher_worker import Chunk, TeacherWorker, new_teacher_self_play, play_chunk
@@ -55,15 +54,8 @@ def new_self_play(config: AlphaZeroConfig, learner: Learner, seed: Sequence[int]
     :func:`teaching`, with the material search as its teacher."""
     if teaching(config, learner.counters):
         return new_teacher_self_play(config, seed)
-    return SelfPlay(
-        config.game,
-        NetworkEvaluator(learner.network.eval(), learner.device, config.inference),
-        self_play_search(config),
-        config.games_in_parallel,
-        config.temperature_plies,
-        config.max_plies,
-        np.random.default_rng(seed),
-        config.value_target_q,
+    return configured_self_play(
+        config, NetworkEvaluator(learner.network.eval(), learner.device, config.inference), seed
     )
 
 

@@ -16,19 +16,18 @@ from __future__ import annotations
 import os
 import time
 
-import numpy as np
 import ray
 import torch
 from ray.exceptions import RayActorError
 
 from agents.alphazero.agent import NetworkEvaluator
 from agents.alphazero.network import AlphaZeroNet, resolve_device
-from train.alphazero_config import AlphaZeroConfig, self_play_search
+from train.alphazero_config import AlphaZeroConfig, configured_self_play
 from train.config import from_dict, to_dict
 from train.learner import Learner
 from train.players import Played
 from train.sections import network_config
-from train.selfplay import FinishedGame, SelfPlay
+from train.selfplay import FinishedGame
 
 
 @ray.remote(max_restarts=-1, max_task_retries=-1)
@@ -41,16 +40,7 @@ class SelfPlayActor:
         device = resolve_device(settings.device)
         self.network = AlphaZeroNet(network_config(settings)).to(device).eval()
         self.evaluator = NetworkEvaluator(self.network, device, settings.inference)
-        self.self_play = SelfPlay(
-            settings.game,
-            self.evaluator,
-            self_play_search(settings),
-            settings.games_in_parallel,
-            settings.temperature_plies,
-            settings.max_plies,
-            np.random.default_rng([settings.seed, 1009, index]),
-            settings.value_target_q,
-        )
+        self.self_play = configured_self_play(settings, self.evaluator, [settings.seed, 1009, index])
 
     def play(self, weights: dict, moves: int) -> tuple[list[FinishedGame], int, float]:
         """Finished games after ``moves`` moves with ``weights``, the network evaluations and seconds it took."""

@@ -27,7 +27,7 @@ from multiprocessing.connection import Connection
 import numpy as np
 
 from agents.alphazero.material import MaterialEvaluator
-from train.alphazero_config import AlphaZeroConfig, self_play_search
+from train.alphazero_config import AlphaZeroConfig, configured_self_play
 from train.selfplay import FinishedGame, SelfPlay
 
 
@@ -54,16 +54,7 @@ def with_teacher_values(games: list[FinishedGame], teacher: MaterialEvaluator, w
 
 def new_teacher_self_play(config: AlphaZeroConfig, seed: Sequence[int]) -> SelfPlay:
     """Self-play with the material search as its teacher, at ``--teacher-simulations``."""
-    return SelfPlay(
-        config.game,
-        MaterialEvaluator(),
-        self_play_search(config, teacher=True),
-        config.games_in_parallel,
-        config.temperature_plies,
-        config.max_plies,
-        np.random.default_rng(seed),
-        config.value_target_q,
-    )
+    return configured_self_play(config, MaterialEvaluator(), seed, teacher=True)
 
 
 def play_chunk(self_play: SelfPlay, moves: int, weight: float) -> Chunk:
