@@ -48,7 +48,8 @@ class SelfPlaySection:
     )
     value_target_q: float = arg(
         0.0,
-        "share of the search's root value in the value target, the rest the game's outcome (two players)",
+        "share of the search's root value in the value target, the rest the game's outcome (four-player: the "
+        "mover's own entry; the teacher's games too)",
         low=0,
         high=1,
     )
@@ -126,8 +127,6 @@ class AlphaZeroConfig(Config):
 
     def check(self) -> None:
         prototype = new_state(self.game)
-        if self.value_target_q and prototype.num_players != 2:
-            raise ValueError(f"value_target_q must be 0 for games of more than two players, got {self.value_target_q}")
         if self.teacher_games and (not material.evaluates(self.game) or self.backend != "local"):
             raise ValueError("teacher_games: the material search teaches four-player chess, with --backend local")
         if self.teacher_handover and not (self.teacher_games and self.eval_every):

@@ -4,8 +4,9 @@
 together (the leaves of every tree in one network call per wave), records the position, the
 search's policy target and the mover, and plays the chosen move, keeping the subtree (tree
 reuse). A game that ends, or reaches ``max_plies``, comes back as a :class:`FinishedGame` with
-its value targets filled in: the outcome, or in two-player games optionally a blend of the outcome
-and the search's root value (``value_target_q``), which is less noisy than one game's result.
+its value targets filled in: the outcome, or optionally a blend of the outcome and the search's
+root value (``value_target_q``), which is less noisy than one game's result (four-player: in the
+mover's own entry alone, since the search keeps each edge's value for its mover only).
 It owns no optimizer and no replay buffer: the learner does.
 """
 
@@ -79,8 +80,6 @@ class SelfPlay:
         self.num_players = new_state(game).num_players
         if not 0.0 <= value_target_q <= 1.0:
             raise ValueError(f"value_target_q must be in [0, 1], got {value_target_q}")
-        if value_target_q and self.num_players != 2:
-            raise ValueError("value_target_q blends a two-player root value; use 0 for four-player games")
         self.value_target_q = value_target_q
         self.search = new_search(game, evaluator, search)
         self.rng = rng
@@ -125,6 +124,7 @@ class SelfPlay:
             outcome = np.array([returns[mover] for mover in game.movers])
             blended = (1 - self.value_target_q) * outcome + self.value_target_q * np.array(game.root_values)
             values = blended.astype(np.float32)[:, None]
-        else:
+        else:  # the search keeps one value per edge, its mover's: the mover's own entry is blended
             values = np.array([np.roll(returns, -mover) for mover in game.movers], dtype=np.float32)
+            values[:, 0] = (1 - self.value_target_q) * values[:, 0] + self.value_target_q * np.array(game.root_values)
         return FinishedGame(np.stack(game.planes), game.actions, game.policies, values, returns)

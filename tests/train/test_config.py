@@ -61,7 +61,6 @@ def test_every_preset_is_a_valid_config(preset) -> None:
         ({"game": "go"}, "unknown game"),
         ({"device": "tpu:9"}, "device"),
         ({"simulatons": 8}, "no setting 'simulatons'"),
-        ({"value_target_q": 0.5, "game": "four_player"}, "value_target_q must be 0"),
     ],
 )
 def test_one_validation_names_what_is_wrong(values, message) -> None:

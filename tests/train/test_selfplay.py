@@ -1,10 +1,11 @@
-"""Self-play's value targets: the outcome, or its blend with the search's root value."""
+"""Self-play's value targets: the outcome, or its blend with the search's root value (four-player: mover's entry)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from agents.alphazero.material import MaterialEvaluator
 from agents.alphazero.mcts import MCTS, MCTSConfig
 from agents.alphazero.python_mcts import PythonMCTS
 from chess_envs.registry import new_state
@@ -52,11 +53,32 @@ def test_value_target_share_out_of_range_is_refused(share):
         build(AlphaZeroConfig, value_target_q=share)
 
 
-def test_value_target_blend_is_refused_for_four_players():
-    with pytest.raises(ValueError, match="value_target_q"):
-        build(AlphaZeroConfig, game="four_player", value_target_q=0.5)
-    with pytest.raises(ValueError, match="four-player"):
-        SelfPlay("four_player", position_dependent_evaluator, MCTSConfig(), 1, 0, 10, np.random.default_rng(0), 0.5)
+def four_player_games(value_target_q: float) -> list:
+    """Short four-player games searched with the material evaluator (its values differ by seat)."""
+    self_play = SelfPlay(
+        "four_player",
+        MaterialEvaluator(),
+        MCTSConfig(simulations=16, leaves_per_tree=2, planes="uint8", mate_depth=0),
+        games_in_parallel=2,
+        temperature_plies=8,
+        max_plies=12,
+        rng=np.random.default_rng(3),
+        value_target_q=value_target_q,
+    )
+    return self_play.play(12)
+
+
+def test_four_player_value_targets_blend_the_root_value_into_the_movers_own_entry():
+    outcome, root, half = (four_player_games(q) for q in (0.0, 1.0, 0.5))
+    assert [g.plies for g in outcome] == [g.plies for g in root] == [g.plies for g in half] == [12, 12]
+    for pure, searched, blended in zip(outcome, root, half):
+        movers = np.arange(pure.plies) % 4
+        np.testing.assert_array_equal(pure.values, [np.roll(pure.returns, -m) for m in movers])
+        np.testing.assert_array_equal(searched.values[:, 1:], pure.values[:, 1:])  # the other seats: the outcome
+        assert not np.allclose(searched.values[:, 0], pure.values[:, 0])
+        np.testing.assert_allclose(blended.values, (pure.values + searched.values) / 2, atol=1e-6)
+        # the mover's entry is the search's root value: the material evaluator's values, backed up
+        assert np.all(np.abs(searched.values[:, 0]) <= 1 + 1e-6)
 
 
 def test_records_come_from_the_search_and_temperatures_are_per_game():
