@@ -22,18 +22,22 @@ def position_dependent_evaluator(planes: np.ndarray) -> tuple[np.ndarray, np.nda
     return np.zeros((len(planes), num_actions), np.float32), values[:, None].astype(np.float32)
 
 
-def finished_games(value_target_q: float) -> list:
+def finished_games(value_target_q: float, game: str = "los_alamos") -> list:
+    """The same seeded short games at each ``value_target_q`` (its share changes the targets, not the
+    play); root values from the evaluator: Los Alamos's position-dependent one, four-player's material
+    evaluator (its values differ by seat)."""
+    four = game == "four_player"
     self_play = SelfPlay(
-        "los_alamos",
-        position_dependent_evaluator,
-        MCTSConfig(simulations=12, leaves_per_tree=2, planes="uint8", mate_depth=0),  # root values from the evaluator
-        games_in_parallel=3,
-        temperature_plies=4,
-        max_plies=16,
-        rng=np.random.default_rng(5),
+        game,
+        MaterialEvaluator() if four else position_dependent_evaluator,
+        MCTSConfig(simulations=16 if four else 12, leaves_per_tree=2, planes="uint8", mate_depth=0),
+        games_in_parallel=2 if four else 3,
+        temperature_plies=8 if four else 4,
+        max_plies=12 if four else 16,
+        rng=np.random.default_rng(3 if four else 5),
         value_target_q=value_target_q,
     )
-    return self_play.play(16)
+    return self_play.play(12 if four else 16)
 
 
 def test_value_targets_blend_outcome_and_root_value_in_the_given_share():
@@ -53,23 +57,8 @@ def test_value_target_share_out_of_range_is_refused(share):
         build(AlphaZeroConfig, value_target_q=share)
 
 
-def four_player_games(value_target_q: float) -> list:
-    """Short four-player games searched with the material evaluator (its values differ by seat)."""
-    self_play = SelfPlay(
-        "four_player",
-        MaterialEvaluator(),
-        MCTSConfig(simulations=16, leaves_per_tree=2, planes="uint8", mate_depth=0),
-        games_in_parallel=2,
-        temperature_plies=8,
-        max_plies=12,
-        rng=np.random.default_rng(3),
-        value_target_q=value_target_q,
-    )
-    return self_play.play(12)
-
-
 def test_four_player_value_targets_blend_the_root_value_into_the_movers_own_entry():
-    outcome, root, half = (four_player_games(q) for q in (0.0, 1.0, 0.5))
+    outcome, root, half = (finished_games(q, "four_player") for q in (0.0, 1.0, 0.5))
     assert [g.plies for g in outcome] == [g.plies for g in root] == [g.plies for g in half] == [12, 12]
     for pure, searched, blended in zip(outcome, root, half):
         movers = np.arange(pure.plies) % 4
