@@ -120,11 +120,10 @@ class SelfPlay:
 
     def _finish(self, game: _Game) -> FinishedGame:
         returns = final_returns(game.tree.state)
-        if self.num_players == 2:
-            outcome = np.array([returns[mover] for mover in game.movers])
-            blended = (1 - self.value_target_q) * outcome + self.value_target_q * np.array(game.root_values)
-            values = blended.astype(np.float32)[:, None]
-        else:  # the search keeps one value per edge, its mover's: the mover's own entry is blended
-            values = np.array([np.roll(returns, -mover) for mover in game.movers], dtype=np.float32)
-            values[:, 0] = (1 - self.value_target_q) * values[:, 0] + self.value_target_q * np.array(game.root_values)
+        # mover first: two-player targets are the mover's value alone; the search keeps one value per
+        # edge, its mover's, so the root value is blended into the mover's own entry
+        width = 1 if self.num_players == 2 else self.num_players
+        values = np.array([np.roll(returns, -mover)[:width] for mover in game.movers], dtype=np.float64)
+        values[:, 0] = (1 - self.value_target_q) * values[:, 0] + self.value_target_q * np.array(game.root_values)
+        values = values.astype(np.float32)
         return FinishedGame(np.stack(game.planes), game.actions, game.policies, values, returns)
