@@ -1,5 +1,8 @@
 """Elo ratings by maximum likelihood (Bradley-Terry, draws as half points), with bootstrap intervals.
 
+A game of more than two players gives several two-player results (one per pair of seats held by
+different agents), and they are not independent: the intervals resample whole games, never the
+results of one game apart, so four-player intervals are as wide as their games warrant.
 With ``prior_draws > 0`` every pair that met gets that many virtual draws, which keeps the
 ratings finite when a player won or lost every game (as BayesElo's prior does). Ratings are
 anchored so that the anchor player (the random agent) is 0.
@@ -17,11 +20,13 @@ ELO_SCALE = 400.0 / math.log(10.0)
 
 @dataclass(frozen=True)
 class Result:
-    """One two-player game: ``score`` is what ``first`` scored (1, 0.5 or 0)."""
+    """One two-player result: ``score`` is what ``first`` scored (1, 0.5 or 0); ``game`` names the
+    game it came from (results of one game are resampled together; empty: a game of its own)."""
 
     first: str
     second: str
     score: float
+    game: str = ""
 
 
 @dataclass
@@ -34,6 +39,9 @@ class Rating:
     wins: int
     draws: int
     losses: int
+    score_low: float = 0.0
+    """95% bootstrap interval of :attr:`score` (games resampled)"""
+    score_high: float = 1.0
 
     @property
     def score(self) -> float:
@@ -92,6 +100,31 @@ def fit_elo(
     return elo - offset
 
 
+def by_game(results: list[Result]) -> list[list[Result]]:
+    """``results`` grouped by :attr:`Result.game`, in order of first appearance (an empty id: alone)."""
+    groups: dict[str, list[Result]] = {}
+    alone = []
+    for r in results:
+        if r.game:
+            groups.setdefault(r.game, []).append(r)
+        else:
+            alone.append([r])
+    return list(groups.values()) + alone
+
+
+def _scores(results: list[Result], players: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Points and results of each player (arrays in ``players``' order)."""
+    index = {p: i for i, p in enumerate(players)}
+    points, counts = np.zeros(len(players)), np.zeros(len(players))
+    for r in results:
+        i, j = index[r.first], index[r.second]
+        points[i] += r.score
+        points[j] += 1.0 - r.score
+        counts[i] += 1
+        counts[j] += 1
+    return points, counts
+
+
 def rate(
     results: list[Result],
     players: list[str] | None = None,
@@ -100,24 +133,29 @@ def rate(
     bootstrap: int = 1000,
     seed: int = 0,
 ) -> list[Rating]:
-    """Ratings with 95% bootstrap intervals (games resampled with replacement), best first."""
+    """Ratings and scores with 95% bootstrap intervals (whole games resampled with replacement), best first."""
     if players is None:
         players = sorted({r.first for r in results} | {r.second for r in results})
     elo = fit_elo(results, players, anchor, prior_draws)
+    games = by_game(results)
     rng = np.random.default_rng(seed)
-    samples = []
+    samples, shares = [], []
     for _ in range(bootstrap):
-        picked = [results[i] for i in rng.integers(len(results), size=len(results))]
-        if {r.first for r in picked} | {r.second for r in picked} != set(players):
+        picked = [r for i in rng.integers(len(games), size=len(games)) for r in games[i]]
+        points, counts = _scores(picked, players)
+        if np.any(counts == 0):
             continue
         try:
             samples.append(fit_elo(picked, players, anchor, prior_draws))
         except ValueError:
             continue
+        shares.append(points / counts)
     if samples:
         low, high = np.percentile(np.array(samples), [2.5, 97.5], axis=0)
+        score_low, score_high = np.percentile(np.array(shares), [2.5, 97.5], axis=0)
     else:
         low, high = np.full(len(players), -np.inf), np.full(len(players), np.inf)
+        score_low, score_high = np.zeros(len(players)), np.ones(len(players))
     ratings = []
     for i, player in enumerate(players):
         mine = [r for r in results if player in (r.first, r.second)]
@@ -132,20 +170,22 @@ def rate(
                 sum(s == 1.0 for s in own_scores),
                 sum(s == 0.5 for s in own_scores),
                 sum(s == 0.0 for s in own_scores),
+                float(score_low[i]),
+                float(score_high[i]),
             )
         )
     return sorted(ratings, key=lambda r: -r.elo)
 
 
 def likelihood_of_superiority(results: list[Result], a: str, b: str) -> float:
-    """P(a is stronger than b) from their games against each other (draws ignored)."""
+    """P(a is stronger than b) from their games against each other (drawn games ignored). A game
+    is a win for whoever took more of the points between the two in it, so the several results
+    of a four-player game count once."""
     wins = losses = 0
-    for r in results:
-        if {r.first, r.second} != {a, b} or r.score == 0.5:
-            continue
-        a_won = (r.first == a) == (r.score == 1.0)
-        wins += a_won
-        losses += not a_won
+    for game in by_game(results):
+        margin = sum(r.score - 0.5 if r.first == a else 0.5 - r.score for r in game if {r.first, r.second} == {a, b})
+        wins += margin > 0
+        losses += margin < 0
     if wins + losses == 0:
         return 0.5
     return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses))))

@@ -18,14 +18,15 @@ _RESULT_TEXT = {1.0: "1-0", 0.0: "0-1", 0.5: "1/2-1/2"}
 
 def pairwise_results(records: list[GameRecord]) -> list[Result]:
     """Each game as two-player results: every pair of seats held by different agents, scored
-    1, 0.5 or 0 by who placed higher (for two players, simply the game's result)."""
+    1, 0.5 or 0 by who placed higher (for two players, simply the game's result), tagged with the
+    game's id so that intervals resample a game's results together."""
     results = []
     for record in records:
         for i, j in combinations(range(len(record.players)), 2):
             first, second = record.players[i], record.players[j]
             if first != second:
                 a, b = record.scores[i], record.scores[j]
-                results.append(Result(first, second, 1.0 if a > b else 0.0 if a < b else 0.5))
+                results.append(Result(first, second, 1.0 if a > b else 0.0 if a < b else 0.5, record.id))
     return results
 
 
@@ -51,18 +52,23 @@ def crosstable(records: list[GameRecord], players: list[str]) -> str:
 
 
 def rating_table(ratings: list[Rating], results: list[Result]) -> str:
-    """Elo with 95% intervals, W/D/L, score, and the likelihood of superiority over the next player."""
+    """Elo and score with 95% intervals, W/D/L, and the likelihood of superiority over the next player."""
     width = max(len(r.player) for r in ratings) + 2
-    lines = [f"{'player':<{width}} {'Elo':>7} {'95% interval':>17} {'W':>4} {'D':>4} {'L':>4} {'score':>6} {'LOS':>6}"]
+    lines = [
+        f"{'player':<{width}} {'Elo':>7} {'95% interval':>17} {'W':>4} {'D':>4} {'L':>4} {'score':>6} "
+        f"{'95% interval':>16} {'LOS':>6}"
+    ]
     for i, r in enumerate(ratings):
         los = ""
         if i + 1 < len(ratings):
             los = f"{likelihood_of_superiority(results, r.player, ratings[i + 1].player):.2f}"
         interval = f"[{r.low:.0f}, {r.high:.0f}]"
+        score_interval = f"[{r.score_low:.1%}, {r.score_high:.1%}]"
         lines.append(
             f"{r.player:<{width}} {r.elo:>7.0f} {interval:>17} {r.wins:>4} {r.draws:>4} {r.losses:>4} "
-            f"{r.score:>6.1%} {los:>6}"
+            f"{r.score:>6.1%} {score_interval:>16} {los:>6}".rstrip()
         )
+    lines.append("W/D/L and score count pairs of seats (one per game for two players); intervals resample whole games.")
     lines.append("LOS: likelihood that a player is stronger than the one below it, from their games (draws ignored).")
     return "\n".join(lines)
 

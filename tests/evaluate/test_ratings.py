@@ -69,3 +69,46 @@ def test_likelihood_of_superiority():
         0.5 * (1 + math.erf(6 / math.sqrt(20)))
     )
     assert likelihood_of_superiority(games("a", "b", 8, 0, 2), "b", "a") < 0.05
+
+
+def four_seat_games(wins: int, losses: int) -> list[Result]:
+    """Games of four seats, a b a b: each gives four a-b results, all alike (a placed above b or below)."""
+    results = []
+    for number in range(wins + losses):
+        score = 1.0 if number < wins else 0.0
+        results += [Result("a", "b", score, f"game-{number}")] * 4
+    return results
+
+
+def test_intervals_resample_whole_games():
+    grouped = four_seat_games(25, 15)
+    apart = [Result(r.first, r.second, r.score) for r in grouped]  # the same results as if from 160 games
+    [a_grouped] = [r for r in rate(grouped, anchor="b", bootstrap=2000) if r.player == "a"]
+    [a_apart] = [r for r in rate(apart, anchor="b", bootstrap=2000) if r.player == "a"]
+    assert a_grouped.elo == pytest.approx(a_apart.elo) and a_grouped.score == a_apart.score == 0.625
+    # four perfectly correlated results are one game's worth: the interval is about twice as wide
+    ratio = (a_grouped.score_high - a_grouped.score_low) / (a_apart.score_high - a_apart.score_low)
+    assert 1.6 < ratio < 2.5
+    assert (a_grouped.high - a_grouped.low) / (a_apart.high - a_apart.low) > 1.6
+    # two players: a game per result, so tagging changes nothing
+    two = games("a", "b", 6, 2, 2)
+    tagged = [Result(r.first, r.second, r.score, f"game-{n}") for n, r in enumerate(two)]
+    assert rate(tagged, anchor="b", bootstrap=300) == rate(two, anchor="b", bootstrap=300)
+
+
+def test_score_interval_matches_the_binomial_spread():
+    [top, _] = rate(games("a", "b", 60, 20, 20), anchor="b", bootstrap=4000)
+    # per game: mean 0.7, variance 0.65 - 0.49 = 0.16, so a standard error of 0.04 over 100 games
+    assert top.score == pytest.approx(0.7)
+    assert top.score_low == pytest.approx(0.7 - 1.96 * 0.04, abs=0.015)
+    assert top.score_high == pytest.approx(0.7 + 1.96 * 0.04, abs=0.015)
+
+
+def test_likelihood_of_superiority_counts_a_game_once():
+    per_game = [r for n, r in enumerate(four_seat_games(25, 15)) if n % 4 == 0]
+    assert likelihood_of_superiority(four_seat_games(25, 15), "a", "b") == pytest.approx(
+        likelihood_of_superiority([Result(r.first, r.second, r.score) for r in per_game], "a", "b")
+    )
+    # a game a and b split (a above b in one pair, below in the other) is a draw between them
+    split = [Result("a", "b", 1.0, "g"), Result("b", "a", 1.0, "g")]
+    assert likelihood_of_superiority(split, "a", "b") == 0.5

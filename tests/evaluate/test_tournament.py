@@ -14,7 +14,7 @@ import pytest
 
 from evaluate.__main__ import main
 from evaluate.game import GameRecord, random_openings
-from evaluate.ratings import rate
+from evaluate.ratings import by_game, rate
 from evaluate.report import pairwise_results, pgn
 from evaluate.results import LiveGame, end_live, read_live, read_live_game, read_results
 from evaluate.tournament import RESULTS_FILE, TournamentConfig, run_tournament, schedule, tables
@@ -292,8 +292,12 @@ def test_four_player_tournament_ranks_greedy_above_random(tmp_path):
     assert len(records) == 8 and all(len(r.scores) == 4 for r in records)
     results = pairwise_results(records)
     assert all({r.first, r.second} == {"random", "greedy"} for r in results)
+    # seated a b a b: four pairs a game, tagged with it so that intervals resample them together
+    assert [len(game) for game in by_game(results)] == [4] * 8
+    assert {r.game for r in results} == {r.id for r in records}
     ratings = {r.player: r for r in rate(results, players=agents, anchor="random", bootstrap=100)}
     assert ratings["greedy"].elo > ratings["random"].elo
+    assert ratings["greedy"].score_low <= ratings["greedy"].score <= ratings["greedy"].score_high
     text = pgn(records)
     assert '[Red "random"]' in text and "1. " in text and " .. " in text
 
