@@ -83,7 +83,11 @@ def plot_ratings(ratings: list[Rating], path: Path, title: str) -> None:
     figure, axes = plt.subplots(figsize=(7, 0.6 * len(ratings) + 1.5))
     names = [r.player for r in reversed(ratings)]
     elos = [r.elo for r in reversed(ratings)]
-    errors = [[r.elo - r.low for r in reversed(ratings)], [r.high - r.elo for r in reversed(ratings)]]
+    # a percentile bootstrap interval of a few games may miss the estimate: no bar on that side then
+    errors = [
+        [max(r.elo - r.low, 0.0) for r in reversed(ratings)],
+        [max(r.high - r.elo, 0.0) for r in reversed(ratings)],
+    ]
     axes.errorbar(elos, range(len(names)), xerr=errors, fmt="o", capsize=4)
     axes.set_yticks(range(len(names)), names)
     axes.set_xlabel("Elo (random = 0), 95% bootstrap interval")

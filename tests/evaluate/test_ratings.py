@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from evaluate.ratings import Result, fit_elo, likelihood_of_superiority, rate
+from evaluate.ratings import Rating, Result, fit_elo, likelihood_of_superiority, rate
+from evaluate.report import plot_ratings
 
 
 def games(first: str, second: str, wins: int, draws: int, losses: int) -> list[Result]:
@@ -112,3 +113,11 @@ def test_likelihood_of_superiority_counts_a_game_once():
     # a game a and b split (a above b in one pair, below in the other) is a draw between them
     split = [Result("a", "b", 1.0, "g"), Result("b", "a", 1.0, "g")]
     assert likelihood_of_superiority(split, "a", "b") == 0.5
+
+
+def test_plot_takes_an_interval_that_misses_its_estimate(tmp_path):
+    # with a handful of games the bootstrap's percentiles can lie wholly above the estimate
+    inside = Rating("a", 120.0, 40.0, 200.0, 12, 7, 2, 3)
+    missed = Rating("b", 60.0, 75.0, 140.0, 12, 5, 3, 4)
+    plot_ratings([inside, missed, Rating("random", 0.0, 0.0, 0.0, 12, 0, 1, 11)], tmp_path / "r.png", "t")
+    assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
