@@ -112,19 +112,6 @@ def by_game(results: list[Result]) -> list[list[Result]]:
     return list(groups.values()) + alone
 
 
-def _scores(results: list[Result], players: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Points and results of each player (arrays in ``players``' order)."""
-    index = {p: i for i, p in enumerate(players)}
-    points, counts = np.zeros(len(players)), np.zeros(len(players))
-    for r in results:
-        i, j = index[r.first], index[r.second]
-        points[i] += r.score
-        points[j] += 1.0 - r.score
-        counts[i] += 1
-        counts[j] += 1
-    return points, counts
-
-
 def rate(
     results: list[Result],
     players: list[str] | None = None,
@@ -142,14 +129,15 @@ def rate(
     samples, shares = [], []
     for _ in range(bootstrap):
         picked = [r for i in rng.integers(len(games), size=len(games)) for r in games[i]]
-        points, counts = _scores(picked, players)
+        games_of, points_of = _matrices(picked, players, prior_draws=0.0)
+        counts = games_of.sum(axis=1)
         if np.any(counts == 0):
             continue
         try:
             samples.append(fit_elo(picked, players, anchor, prior_draws))
         except ValueError:
             continue
-        shares.append(points / counts)
+        shares.append(points_of.sum(axis=1) / counts)
     if samples:
         low, high = np.percentile(np.array(samples), [2.5, 97.5], axis=0)
         score_low, score_high = np.percentile(np.array(shares), [2.5, 97.5], axis=0)
