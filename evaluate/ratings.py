@@ -48,7 +48,8 @@ class Rating:
         return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
 
 
-def _matrices(results: list[Result], players: list[str], prior_draws: float) -> tuple[np.ndarray, np.ndarray]:
+def _matrices(results: list[Result], players: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Results met and points scored between each pair of ``players`` (``[P, P]`` each, in their order)."""
     index = {p: i for i, p in enumerate(players)}
     size = len(players)
     games = np.zeros((size, size))
@@ -59,9 +60,6 @@ def _matrices(results: list[Result], players: list[str], prior_draws: float) -> 
         games[j, i] += 1
         points[i, j] += r.score
         points[j, i] += 1.0 - r.score
-    met = games > 0
-    games += prior_draws * met
-    points += 0.5 * prior_draws * met
     return games, points
 
 
@@ -78,7 +76,22 @@ def fit_elo(
     Newton's method on the Bradley-Terry log-likelihood in natural-log strengths ``theta``,
     where ``P(i beats j) = sigmoid(theta_i - theta_j)`` and Elo = 400 / ln(10) * theta.
     """
-    games, points = _matrices(results, players, prior_draws)
+    return _fit(*_matrices(results, players), players, anchor, prior_draws, iterations, tolerance)
+
+
+def _fit(
+    games: np.ndarray,
+    points: np.ndarray,
+    players: list[str],
+    anchor: str | None,
+    prior_draws: float,
+    iterations: int = 100,
+    tolerance: float = 1e-9,
+) -> np.ndarray:
+    """:func:`fit_elo` from the results' :func:`_matrices`, ``prior_draws`` added between every pair that met."""
+    met = games > 0
+    games = games + prior_draws * met
+    points = points + 0.5 * prior_draws * met
     wins = points.sum(axis=1)
     if np.any(wins <= 0) or np.any(wins >= games.sum(axis=1)):
         raise ValueError("some player won or lost every game: ratings are infinite; use prior_draws > 0")
@@ -125,19 +138,23 @@ def rate(
         players = sorted({r.first for r in results} | {r.second for r in results})
     elo = fit_elo(results, players, anchor, prior_draws)
     games = by_game(results)
+    # each game's matrices once ([G, P, P]); a resample sums the picked games' rows
+    per_game = [_matrices(game, players) for game in games]
+    met_by_game = np.array([m[0] for m in per_game]).reshape(len(games), len(players), len(players))
+    points_by_game = np.array([m[1] for m in per_game]).reshape(met_by_game.shape)
     rng = np.random.default_rng(seed)
     samples, shares = [], []
-    for _ in range(bootstrap):
-        picked = [r for i in rng.integers(len(games), size=len(games)) for r in games[i]]
-        games_of, points_of = _matrices(picked, players, prior_draws=0.0)
-        counts = games_of.sum(axis=1)
+    for _ in range(bootstrap if games else 0):
+        picked = rng.integers(len(games), size=len(games))
+        met, points = met_by_game[picked].sum(axis=0), points_by_game[picked].sum(axis=0)
+        counts = met.sum(axis=1)
         if np.any(counts == 0):
             continue
         try:
-            samples.append(fit_elo(picked, players, anchor, prior_draws))
+            samples.append(_fit(met, points, players, anchor, prior_draws))
         except ValueError:
             continue
-        shares.append(points_of.sum(axis=1) / counts)
+        shares.append(points.sum(axis=1) / counts)
     if samples:
         low, high = np.percentile(np.array(samples), [2.5, 97.5], axis=0)
         score_low, score_high = np.percentile(np.array(shares), [2.5, 97.5], axis=0)
