@@ -4,6 +4,8 @@ order of the run: the files holding a slow test first."""
 from __future__ import annotations
 
 import random
+import signal
+from collections.abc import Iterator
 
 import chess
 import pytest
@@ -43,6 +45,19 @@ def positions() -> list[ChessState]:
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 STARTING_FEN = chess.STARTING_FEN
+
+
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Ctrl-C (SIGINT) raises KeyboardInterrupt in this process and in the ones it starts, even where
+    the tests run in a background job, which starts with SIGINT ignored (a child inherits an ignored
+    signal; a handled one is reset to the default at ``exec``, and Python then installs its own)."""
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def pytest_configure(config: pytest.Config) -> None:

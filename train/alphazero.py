@@ -29,7 +29,7 @@ from train.alphazero_config import PRESETS, AlphaZeroConfig
 from train.config import fail, parse_args
 from train.learner import REPLAY, Learner
 from train.players import LocalSelfPlay, Played, Players, teaching
-from train.run_folder import stop_on_sigterm
+from train.run_folder import StopSignals
 from train.selfplay import FinishedGame
 
 
@@ -87,60 +87,63 @@ def run(config: AlphaZeroConfig, on_iteration: Callable[[int, Players, Learner],
         players: Players = RaySelfPlay(config, learner)
     else:
         players = LocalSelfPlay(config, learner)
-    stop = stop_on_sigterm()
     started_at, seconds_before = time.monotonic(), counters["seconds"]
     bar = tqdm(desc="iterations", unit="it", disable=not config.progress, initial=counters["iteration"])
     totals = Played([], 0, 0.0, 0.0, 0)
-    try:
-        while not stop["now"]:
-            trained = seconds_before + time.monotonic() - started_at
-            if any(limit and trained >= limit * 60 for limit in (config.minutes, config.pause_at)):
-                break
-            if config.iterations and counters["iteration"] >= config.iterations:
-                break
-            played = players.play(config.moves_per_iteration)
-            totals.seconds += played.seconds
-            totals.network_seconds += played.network_seconds
-            learner.add_games(played.games, played.evaluations)
-            steps_before = counters["learner_steps"]
-            losses = learner.learn(config.steps_per_iteration)
-            counters["iteration"] += 1
+    with StopSignals() as stop:
+        try:
+            while not stop.requested:
+                trained = seconds_before + time.monotonic() - started_at
+                if any(limit and trained >= limit * 60 for limit in (config.minutes, config.pause_at)):
+                    break
+                if config.iterations and counters["iteration"] >= config.iterations:
+                    break
+                played = players.play(config.moves_per_iteration)
+                totals.seconds += played.seconds
+                totals.network_seconds += played.network_seconds
+                learner.add_games(played.games, played.evaluations)
+                steps_before = counters["learner_steps"]
+                losses = learner.learn(config.steps_per_iteration)
+                counters["iteration"] += 1
+                counters["seconds"] = seconds_before + time.monotonic() - started_at
+                if learner.due_for_checkpoint(steps_before):
+                    learner.save()
+                seconds = max(played.seconds, 1e-9)
+                values = {
+                    "charts/games_per_s": len(played.games) / seconds,
+                    "charts/positions_per_s": played.positions / seconds,
+                    "charts/nn_evals_per_s": played.evaluations / seconds,
+                    "charts/network_share_of_self_play": played.network_seconds / seconds,
+                    "charts/replay_size": len(learner.replay),
+                    "charts/learning_rate": learner.optimization.learning_rate,
+                    "charts/games": counters["games"],
+                    "charts/worker_restarts": played.restarts,
+                    **game_metrics(played.games),
+                }
+                if losses:
+                    values["losses/policy"], values["losses/value"] = losses["policy"], losses["value"]
+                if config.eval_every and counters["iteration"] % config.eval_every == 0:
+                    values.update(learner.evaluate())
+                    if config.teacher_handover and teaching(config, counters):
+                        values["eval/score_vs_teacher"] = score = learner.score_against_teacher()
+                        counters["handed_over"] = int(score >= config.teacher_handover)
+                learner.log(values)
+                bar.update()
+                evals = {k.split("/")[1]: round(v, 2) for k, v in values.items() if k.startswith("eval/")}
+                bar.set_postfix(games=counters["games"], steps=counters["learner_steps"], **evals)
+                if on_iteration is not None:
+                    on_iteration(counters["iteration"], players, learner)
+        except KeyboardInterrupt:
+            stop.interrupted()
+        finally:
+            bar.close()
+            stop.announce()
             counters["seconds"] = seconds_before + time.monotonic() - started_at
-            if learner.due_for_checkpoint(steps_before):
-                learner.save()
-            seconds = max(played.seconds, 1e-9)
-            values = {
-                "charts/games_per_s": len(played.games) / seconds,
-                "charts/positions_per_s": played.positions / seconds,
-                "charts/nn_evals_per_s": played.evaluations / seconds,
-                "charts/network_share_of_self_play": played.network_seconds / seconds,
-                "charts/replay_size": len(learner.replay),
-                "charts/learning_rate": learner.optimization.learning_rate,
-                "charts/games": counters["games"],
-                "charts/worker_restarts": played.restarts,
-                **game_metrics(played.games),
-            }
-            if losses:
-                values["losses/policy"], values["losses/value"] = losses["policy"], losses["value"]
-            if config.eval_every and counters["iteration"] % config.eval_every == 0:
-                values.update(learner.evaluate())
-                if config.teacher_handover and teaching(config, counters):
-                    values["eval/score_vs_teacher"] = score = learner.score_against_teacher()
-                    counters["handed_over"] = int(score >= config.teacher_handover)
-            learner.log(values)
-            bar.update()
-            evals = {k.split("/")[1]: round(v, 2) for k, v in values.items() if k.startswith("eval/")}
-            bar.set_postfix(games=counters["games"], steps=counters["learner_steps"], **evals)
-            if on_iteration is not None:
-                on_iteration(counters["iteration"], players, learner)
-    except KeyboardInterrupt:
-        print("\ninterrupted: saving a checkpoint")
-    finally:
-        bar.close()
-        players.close()
-        counters["seconds"] = seconds_before + time.monotonic() - started_at
-        path = learner.save()
-        learner.close()
+            try:
+                path = learner.save()  # before the players go: a Ctrl-C while they close loses nothing
+            finally:
+                players.close()
+                learner.close()
     print(f"saved {path} ({counters['learner_steps']} learner steps, {counters['games']} games)")
     if totals.seconds and config.backend == "local":
         share = totals.network_seconds / totals.seconds

@@ -29,7 +29,7 @@ from chess_envs.registry import get_game, registered_games
 from train.config import Config, arg, fail, parse_args, section
 from train.distill_data import DataSection, Shards, generate
 from train.optimization import Optimization, policy_value_loss, restore_training, training_payload
-from train.run_folder import RunFolder, stop_on_sigterm
+from train.run_folder import RunFolder, StopSignals
 from train.run_log import RunLog
 from train.sections import NetworkSection, OptimizerSection, RunSection, network_config, new_network
 from train.teacher import parse_teacher
@@ -124,36 +124,38 @@ class Trainer:
 
 def learn(config: DistillConfig, trainer: Trainer) -> Path:
     """Learner steps until ``total_steps`` (or ``minutes``), saving on the way and on Ctrl-C."""
-    counters, stop = trainer.counters, stop_on_sigterm()
+    counters = trainer.counters
     seconds_before = counters["seconds"]
     bar = tqdm(
         total=config.total_steps, initial=counters["learner_steps"], desc="learner steps", disable=not config.progress
     )
     totals, count, started = np.zeros(2), 0, time.monotonic()
-    try:
-        while counters["learner_steps"] < config.total_steps and not stop["now"]:
-            if config.minutes and counters["seconds"] >= config.minutes * 60:
-                break
-            totals += trainer.step()
-            count += 1
-            counters["seconds"] = seconds_before + time.monotonic() - started
-            bar.update()
-            step = counters["learner_steps"]
-            if step % config.eval_every == 0 or step == config.total_steps:
-                values = {"losses/policy": totals[0] / count, "losses/value": totals[1] / count}
-                values["charts/learning_rate"] = trainer.optimization.learning_rate
-                values.update(trainer.validate())
-                trainer.run_log.write(step, values)
-                bar.set_postfix({k.split("/")[1]: round(v, 3) for k, v in values.items() if "validation" in k})
-                totals, count = np.zeros(2), 0
-            if step % config.checkpoint_every == 0:
-                trainer.save()
-    except KeyboardInterrupt:
-        print("\ninterrupted: saving a checkpoint")
-    finally:
-        bar.close()
-        path = trainer.save()
-        trainer.run_log.close()
+    with StopSignals() as stop:
+        try:
+            while counters["learner_steps"] < config.total_steps and not stop.requested:
+                if config.minutes and counters["seconds"] >= config.minutes * 60:
+                    break
+                totals += trainer.step()
+                count += 1
+                counters["seconds"] = seconds_before + time.monotonic() - started
+                bar.update()
+                step = counters["learner_steps"]
+                if step % config.eval_every == 0 or step == config.total_steps:
+                    values = {"losses/policy": totals[0] / count, "losses/value": totals[1] / count}
+                    values["charts/learning_rate"] = trainer.optimization.learning_rate
+                    values.update(trainer.validate())
+                    trainer.run_log.write(step, values)
+                    bar.set_postfix({k.split("/")[1]: round(v, 3) for k, v in values.items() if "validation" in k})
+                    totals, count = np.zeros(2), 0
+                if step % config.checkpoint_every == 0:
+                    trainer.save()
+        except KeyboardInterrupt:
+            stop.interrupted()
+        finally:
+            bar.close()
+            stop.announce()
+            path = trainer.save()
+            trainer.run_log.close()
     print(f"saved {path} ({counters['learner_steps']} learner steps on {counters['positions']:,} positions)")
     return path
 

@@ -36,16 +36,16 @@ from train.dqn_config import PRESETS, DQNConfig
 from train.dqn_env import FrozenOpponent, ModelAgent, make_env
 from train.dqn_learner import MaskableDQN
 from train.evaluation import baseline_scores
-from train.run_folder import RunFolder
+from train.run_folder import RunFolder, StopSignals
 from train.run_log import RunLog
 
 
 class TrainingCallback(BaseCallback):
     """Checkpoints, evaluations, self-play refreshes, the time limit and the progress bar."""
 
-    def __init__(self, args: DQNConfig, run_dir: Path, opponent: FrozenOpponent | None) -> None:
+    def __init__(self, args: DQNConfig, run_dir: Path, opponent: FrozenOpponent | None, stop: StopSignals) -> None:
         super().__init__()
-        self.args = args
+        self.args, self.stop = args, stop
         self.run_dir = run_dir
         self.opponent = opponent
         self.run_log = RunLog(run_dir)
@@ -74,7 +74,8 @@ class TrainingCallback(BaseCallback):
             self.bar.set_postfix({key.split("_vs_")[1]: round(value, 2) for key, value in scores.items()})
         if every(args.checkpoint_every):
             save_run(self.learner, self.run_dir)
-        return not (args.minutes and time.monotonic() - self.started >= args.minutes * 60)
+        out_of_time = args.minutes and time.monotonic() - self.started >= args.minutes * 60
+        return not (out_of_time or self.stop.requested)
 
     def _on_training_end(self) -> None:
         self.bar.close()
@@ -134,15 +135,19 @@ def main(argv: list[str] | None = None) -> Path:
     frozen = None
     if args.opponent == "self":
         frozen = slot["player"] = FrozenOpponent(model, seed=args.seed)
-    callback = TrainingCallback(args, folder.path, frozen)
     remaining = max(0, args.total_steps - model.num_timesteps)
-    try:
-        model.learn(remaining, callback=CallbackList([callback]), reset_num_timesteps=False, log_interval=10)
-    except KeyboardInterrupt:
-        print("\ninterrupted: saving a checkpoint")
-    finally:
-        path = save_run(model, folder.path)
-        env.close()
+    with StopSignals() as stop:
+        callback = TrainingCallback(args, folder.path, frozen, stop)
+        try:
+            model.learn(remaining, callback=CallbackList([callback]), reset_num_timesteps=False, log_interval=10)
+        except KeyboardInterrupt:
+            stop.interrupted()
+        finally:
+            stop.announce()
+            try:
+                path = save_run(model, folder.path)
+            finally:
+                env.close()
     print(f"saved {path} ({model.num_timesteps} steps)")
     return path
 

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from agents.dqn import FORMAT, MASK, PLANES, DQNCheckpointError, _is_sb3_zip, read_checkpoint
-from chess_envs.files import write_atomic, write_text_atomic
+from chess_envs.files import ctrl_c_deferred, write_atomic, write_text_atomic
 from chess_envs.registry import game_names
 from train.dqn_learner import CompactReplayBuffer, MaskableDQN
 
@@ -148,15 +148,16 @@ def save_run(model: MaskableDQN, run_dir: Path) -> Path:
     folder = run_dir / "checkpoints"
     step = model.num_timesteps
     model_file, replay_file = f"model_{step:010d}.pt", f"replay_{step:010d}.npz"
-    save_model(model, folder / model_file)
-    save_replay(cast(CompactReplayBuffer, model.replay_buffer), folder / replay_file, step)
-    manifest = {"format": RUN_FORMAT, "step": step, "model": model_file, "replay": replay_file}
-    write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=2))
-    last = folder / "last.pt"
-    write_atomic(last, lambda handle: handle.write((folder / model_file).read_bytes()))
-    for old in [*folder.glob("model_*.pt"), *folder.glob("replay_*.npz")]:
-        if old.name not in (model_file, replay_file):
-            old.unlink(missing_ok=True)
+    with ctrl_c_deferred():  # Ctrl-C waits for the whole save, ``last.pt`` included
+        save_model(model, folder / model_file)
+        save_replay(cast(CompactReplayBuffer, model.replay_buffer), folder / replay_file, step)
+        manifest = {"format": RUN_FORMAT, "step": step, "model": model_file, "replay": replay_file}
+        write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=2))
+        last = folder / "last.pt"
+        write_atomic(last, lambda handle: handle.write((folder / model_file).read_bytes()))
+        for old in [*folder.glob("model_*.pt"), *folder.glob("replay_*.npz")]:
+            if old.name not in (model_file, replay_file):
+                old.unlink(missing_ok=True)
     return last
 
 

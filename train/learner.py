@@ -20,6 +20,7 @@ from agents.alphazero.agent import AlphaZeroAgent
 from agents.alphazero.checkpoint import CheckpointError
 from agents.alphazero.material import MaterialSearchAgent
 from agents.alphazero.network import resolve_device
+from chess_envs.files import ctrl_c_deferred
 from chess_envs.registry import new_state
 from train.alphazero_config import AlphaZeroConfig
 from train.evaluation import baseline_scores, score_against
@@ -115,10 +116,11 @@ class Learner:
 
     def save(self) -> Path:
         """The replay store's new positions, then a numbered checkpoint and ``last.pt``."""
-        self.replay.save(self.run_dir / REPLAY)
-        payload = training_payload(self.config, self.network_config, self.optimization, self.counters, self.rng)
-        payload["replay_added"] = self.replay.added
-        return self.folder.save(payload, self.counters["learner_steps"], self.config.keep_checkpoints)
+        with ctrl_c_deferred():  # the replay and the checkpoint that counts it, or neither
+            self.replay.save(self.run_dir / REPLAY)
+            payload = training_payload(self.config, self.network_config, self.optimization, self.counters, self.rng)
+            payload["replay_added"] = self.replay.added
+            return self.folder.save(payload, self.counters["learner_steps"], self.config.keep_checkpoints)
 
     def due_for_checkpoint(self, steps_before: int) -> bool:
         """Whether the learner steps since ``steps_before`` crossed a multiple of checkpoint_every.

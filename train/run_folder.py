@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import signal
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -70,8 +71,44 @@ class RunFolder:
         raise CheckpointError("no checkpoint of the run loads: " + "; ".join(problems))
 
 
-def stop_on_sigterm() -> dict[str, bool]:
-    """A flag that SIGTERM sets (``flag["now"]``): the loop ends and saves, as on Ctrl-C."""
-    flag = {"now": False}
-    signal.signal(signal.SIGTERM, lambda *_: flag.update(now=True))
-    return flag
+class StopSignals:
+    """Ctrl-C and SIGTERM as a request to stop a training loop, which saves before it ends.
+
+    The loop checks :attr:`requested` between steps; Ctrl-C also raises KeyboardInterrupt at once, to
+    stop a long step (a save in progress finishes first: :func:`~chess_envs.files.ctrl_c_deferred`).
+    The flag ends the loop even where a library swallowed the KeyboardInterrupt. Inside the ``with``
+    block only, and in the main thread only (the one that receives signals).
+    """
+
+    def __init__(self) -> None:
+        self.requested = ""
+        """why the loop should stop: "interrupted" (Ctrl-C), "terminated" (SIGTERM), or "" """
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> StopSignals:
+        if threading.current_thread() is threading.main_thread():
+            self._previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, self._on_sigterm)
+            if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # a background job ignores Ctrl-C
+                self._previous[signal.SIGINT] = signal.signal(signal.SIGINT, self._on_sigint)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+        self._previous.clear()
+
+    def interrupted(self) -> None:
+        """Record a KeyboardInterrupt the loop caught (also one raised without the signal)."""
+        self.requested = self.requested or "interrupted"
+
+    def announce(self) -> None:
+        """Say, if a signal stopped the loop, that it saves now."""
+        if self.requested:
+            print(f"\n{self.requested}: saving a checkpoint")
+
+    def _on_sigint(self, *_: object) -> None:
+        self.requested = "interrupted"
+        raise KeyboardInterrupt
+
+    def _on_sigterm(self, *_: object) -> None:
+        self.requested = "terminated"

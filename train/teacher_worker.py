@@ -110,7 +110,10 @@ class TeacherWorker:
         """Start the next chunk: ``moves`` moves in every game the worker has in flight."""
         if self.busy:
             raise TeacherWorkerError("the teacher's worker is already playing a chunk: take its result first")
-        self._connection.send(moves)
+        try:
+            self._connection.send(moves)
+        except OSError as error:  # BrokenPipeError: the worker is gone
+            raise self._died() from error
         self.busy = True
 
     def result(self) -> Chunk:
@@ -120,14 +123,16 @@ class TeacherWorker:
         try:
             reply = self._connection.recv()
         except (EOFError, OSError) as error:
-            self._process.join(timeout=5)
-            raise TeacherWorkerError(
-                f"the teacher's worker process died (exit code {self._process.exitcode})"
-            ) from error
+            self.busy = False
+            raise self._died() from error
         self.busy = False
         if isinstance(reply, str):
             raise TeacherWorkerError(f"the teacher's self-play failed: {reply}")
         return reply
+
+    def _died(self) -> TeacherWorkerError:
+        self._process.join(timeout=5)
+        return TeacherWorkerError(f"the teacher's worker process died (exit code {self._process.exitcode})")
 
     def close(self) -> None:
         """Stop the worker; a chunk it is playing is dropped."""

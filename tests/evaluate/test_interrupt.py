@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,21 +16,10 @@ from evaluate.results import read_live
 from tests.agents.test_uci import ROOT, tiny_checkpoint
 from tests.evaluate.test_reproducible import _descendants, assert_gone, games, kill_all
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and uses pgrep")
-
-
-@pytest.fixture(autouse=True)
-def interruptible() -> Iterator[None]:
-    """The tournaments started here take Ctrl-C even where the tests run in a background job, which
-    starts with SIGINT ignored (a child inherits an ignored signal; a handled one is reset to the
-    default at ``exec``, and Python then installs its own)."""
-    previous = signal.getsignal(signal.SIGINT)
-    if previous == signal.SIG_IGN:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+pytestmark = [
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and uses pgrep"),
+    pytest.mark.usefixtures("ctrl_c"),  # the tournaments started here take Ctrl-C
+]
 
 
 def start(out: Path, checkpoint: Path, seconds_a_move: float) -> subprocess.Popen[str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.alphazero.checkpoint import load_network
+from agents.alphazero.checkpoint import load_checkpoint, load_network
 from agents.base import make_agent
 from chess_envs.registry import new_state
 from tests.engines import require_engine
@@ -42,7 +42,7 @@ def _engines_on_path(monkeypatch):
     monkeypatch.setenv("PATH", engine_env()["PATH"])
 
 
-def test_los_alamos_labels_learns_and_plays(tmp_path):
+def test_los_alamos_labels_learns_and_plays_and_stops_on_sigterm(tmp_path, monkeypatch, capsys):
     require_engine("fairy-stockfish")
     flags = ["--game", "los_alamos", "--teacher", "fairy-stockfish?depth=1", "--positions", "400"]
     path = run(
@@ -79,6 +79,17 @@ def test_los_alamos_labels_learns_and_plays(tmp_path):
     assert len(metrics) == 3 and "validation/teacher_move_agreement" in metrics[-1]
     agent = make_agent(f"alphazero:{path}?sims=8", "los_alamos")
     assert agent.select_action(state) in set(state.legal_actions())
+    validate = distill.Trainer.validate
+
+    def terminated(self: distill.Trainer) -> dict[str, float]:  # at step 40 of 60: the run stops there and saves
+        signal.raise_signal(signal.SIGTERM)
+        return validate(self)
+
+    monkeypatch.setattr(distill.Trainer, "validate", terminated)
+    capsys.readouterr()
+    path = run(tmp_path, "la", *flags, "--stage", "learn", "--resume", "--total-steps", "60", "--eval-every", "10")
+    assert "terminated: saving a checkpoint" in capsys.readouterr().out
+    assert load_checkpoint(path)["counters"]["learner_steps"] == 40
 
 
 def test_chess_with_stockfish_in_one_process_then_self_play_from_it(tmp_path):

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import csv
 import json
+import signal
 from pathlib import Path
 
 import pytest
 
+import train.dqn_checkpoint as dqn_checkpoint
 from agents.dqn import read_checkpoint
 from train.dqn import main
 
@@ -111,3 +113,22 @@ def test_material_reward_and_draw_price():
         outcome = float(info["returns"][seat]) if terminated else 0.0
         expected = outcome + 0.5 * lead + (-0.5 if outcome == 0 else 0.0)
         assert total == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("number, said", [(signal.SIGINT, "interrupted"), (signal.SIGTERM, "terminated")])
+@pytest.mark.usefixtures("ctrl_c")
+def test_a_stop_signal_during_a_save_lets_it_finish_then_stops_and_saves(tmp_path, capsys, monkeypatch, number, said):
+    real, sent = dqn_checkpoint.save_replay, []
+
+    def signalled(*args, **kwargs):  # the signal comes between the model file and the replay file
+        if not sent:
+            sent.append(signal.raise_signal(number))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(dqn_checkpoint, "save_replay", signalled)
+    path = run(tmp_path, "--total-steps", "3000", "--eval-every", "0")
+    assert f"{said}: saving a checkpoint" in capsys.readouterr().out
+    saved, _ = read_checkpoint(path, "los_alamos")
+    assert saved["step"] == 1000  # the first checkpoint's step: the run stopped there
+    resumed, _ = read_checkpoint(run(tmp_path, "--total-steps", "2000", "--resume", "--eval-every", "0"), "los_alamos")
+    assert resumed["step"] == 2000

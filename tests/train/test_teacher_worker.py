@@ -58,9 +58,14 @@ def test_a_failed_chunk_a_dead_worker_and_misuse_say_what_went_wrong():
         worker.submit(2)
         with pytest.raises(TeacherWorkerError, match="already playing a chunk"):
             worker.submit(2)
+        assert len(worker.result().games) == 0
+        worker.submit(10**6)  # hours of moves: the worker dies while it plays them
         os.kill(worker._process.pid, signal.SIGKILL)
-        with pytest.raises(TeacherWorkerError, match=r"worker process died \(exit code -9\)"):
+        died = r"worker process died \(exit code -9\)"
+        with pytest.raises(TeacherWorkerError, match=died):
             worker.result()
+        with pytest.raises(TeacherWorkerError, match=died):
+            worker.submit(2)
     finally:
         worker.close()
 
