@@ -60,6 +60,18 @@ def ctrl_c() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+@pytest.fixture(autouse=True)
+def _signal_handlers_kept() -> Iterator[None]:
+    """A test leaves the process's Ctrl-C and SIGTERM handling as it found it: the processes later
+    tests start inherit an ignored SIGINT, so a leaked change made them pass or fail by test order."""
+    before = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    changed = {signal.Signals(n).name: h for n, h in before.items() if signal.getsignal(n) != h}
+    for number, handler in before.items():
+        signal.signal(number, handler)
+    assert not changed, f"the test changed the handlers of {sorted(changed)} and left them changed"
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Under pytest-xdist's ``--dist loadfile``, hand files out in the order below, not sorted by
     how many tests each holds (xdist's default, which sent the one-test sanitizer file last)."""

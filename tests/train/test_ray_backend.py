@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 
@@ -19,9 +20,11 @@ from train.config import build  # noqa: E402
 
 @pytest.fixture()
 def local_ray():
+    sigterm = signal.getsignal(signal.SIGTERM)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
+    signal.signal(signal.SIGTERM, sigterm)  # Ray's driver leaves SIGTERM at the default
 
 
 def test_smoke_run_survives_a_killed_self_play_actor(tmp_path, local_ray):

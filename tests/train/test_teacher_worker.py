@@ -85,6 +85,7 @@ def spawned_children(pid: int) -> set[int]:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc (Linux)")
+@pytest.mark.usefixtures("ctrl_c")  # the run started here takes Ctrl-C even where the tests run in the background
 def test_ctrl_c_saves_the_run_and_takes_the_worker_down(tmp_path):
     flags = ["--preset", "smoke", *TAUGHT, "--runs-dir", str(tmp_path), "--run-name", "taught"]
     command = [sys.executable, "-m", "train.alphazero", *flags, "--iterations", "0", "--minutes", "5"]
