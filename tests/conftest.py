@@ -62,9 +62,10 @@ def ctrl_c() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _signal_handlers_kept() -> Iterator[None]:
-    """A test leaves the process's Ctrl-C and SIGTERM handling as it found it: the processes later
-    tests start inherit an ignored SIGINT, so a leaked change made them pass or fail by test order."""
-    before = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    """A test leaves the process's Ctrl-C, SIGTERM and SIGPIPE handling as it found it: the processes
+    later tests start inherit an ignored SIGINT, so a leaked change made them pass or fail by test
+    order, and a SIGTERM or SIGPIPE left at the default ends the test worker without a word."""
+    before = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE)}
     yield
     changed = {signal.Signals(n).name: h for n, h in before.items() if signal.getsignal(n) != h}
     for number, handler in before.items():

@@ -91,14 +91,19 @@ def test_ctrl_c_saves_the_run_and_takes_the_worker_down(tmp_path):
     command = [sys.executable, "-m", "train.alphazero", *flags, "--iterations", "0", "--minutes", "5"]
     command += ["--eval-every", "0", "--progress", "false"]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True, start_new_session=True)
-    metrics = tmp_path / "taught" / "metrics.jsonl"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not (metrics.exists() and metrics.read_text().count("\n") >= 2):
-        time.sleep(0.2)
-    workers = spawned_children(process.pid)
-    assert workers, "the teacher's worker process was not started"
-    os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C sends: the whole foreground group
-    output, _ = process.communicate(timeout=60)
+    try:
+        metrics = tmp_path / "taught" / "metrics.jsonl"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (metrics.exists() and metrics.read_text().count("\n") >= 2):
+            time.sleep(0.2)
+        workers = spawned_children(process.pid)
+        assert workers, "the teacher's worker process was not started"
+        os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C sends: the whole foreground group
+        output, _ = process.communicate(timeout=60)
+    finally:  # a failed check leaves no run training on beside the tests that follow
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
     assert process.returncode == 0 and "interrupted: saving a checkpoint" in output
     counters = load_checkpoint(tmp_path / "taught" / "checkpoints" / "last.pt")["counters"]
     lines = [json.loads(line) for line in metrics.read_text().splitlines()]
