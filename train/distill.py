@@ -166,9 +166,8 @@ def main(argv: list[str] | None = None) -> Path | None:
     shards = Shards(folder.path / "data")
     folder.open(config, bool(folder.checkpoint_files() or shards.paths), folders=("data",))
     try:
-        if config.stage in ("all", "data"):
-            generate(config, shards)
-        if config.stage == "data":
+        stopped = generate(config, shards) if config.stage in ("all", "data") else ""
+        if stopped or config.stage == "data":
             return None
         trainer = Trainer(config, shards.load(), folder)
         if folder.checkpoint_files():

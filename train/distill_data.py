@@ -14,7 +14,8 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Generator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +27,7 @@ from agents.alphazero.mcts_config import quantize_planes
 from chess_envs.files import write_atomic
 from chess_envs.registry import new_state
 from train.config import arg
+from train.run_folder import StopSignals
 from train.teacher import Teacher
 
 if TYPE_CHECKING:
@@ -160,19 +162,26 @@ def _worker_game(index: int) -> LabelledGame:
     return play_and_label(_WORKER["args"], _WORKER["teacher"], index)  # type: ignore[arg-type]
 
 
-def labelled_games(args: DistillConfig, first: int) -> Iterator[LabelledGame]:
-    """Games ``first``, ``first + 1``, ... as they finish, from ``args.workers`` processes."""
+def labelled_games(
+    args: DistillConfig, first: int, stopping: Callable[[], bool]
+) -> Generator[LabelledGame, None, None]:
+    """Games ``first``, ``first + 1``, ... in order as they finish, from ``args.workers`` processes,
+    until ``stopping()`` (checked between games, and every second while a pool waits)."""
     if args.workers == 1:
         with Teacher(args.teacher, args.game, args.multipv) as teacher:
             index = first
-            while True:
+            while not stopping():
                 yield play_and_label(args, teacher, index)
                 index += 1
+        return
     context = multiprocessing.get_context("spawn")  # no forked copies of torch's threads
-    with context.Pool(args.workers, initializer=_start_worker, initargs=(args,)) as pool:
+    with context.Pool(args.workers, initializer=_start_worker, initargs=(args,)) as pool:  # exit: workers end
         in_flight = [pool.apply_async(_worker_game, (first + i,)) for i in range(2 * args.workers)]
         following = first + len(in_flight)
-        while True:
+        while not stopping():
+            if not in_flight[0].ready():
+                in_flight[0].wait(1.0)  # a worker killed with the process group never answers: look again
+                continue
             game = in_flight.pop(0).get()
             in_flight.append(pool.apply_async(_worker_game, (following,)))
             following += 1
@@ -227,11 +236,13 @@ class Shards:
             raise ValueError(f"{path} is not a distillation data file ({error}); delete it to label again") from None
 
 
-def generate(args: DistillConfig, shards: Shards) -> None:
-    """Label positions until the run holds ``args.positions`` of them."""
+def generate(args: DistillConfig, shards: Shards) -> str:
+    """Label positions until the run holds ``args.positions`` of them. Ctrl-C or SIGTERM stop it
+    between games, the finished games stored: returns why it stopped early ("interrupted",
+    "terminated"), or "" once the run holds them all."""
     done, following = shards.counts()
     if done >= args.positions:
-        return
+        return ""
     with Teacher(args.teacher, args.game, args.multipv):  # a missing or broken engine fails here, once
         pass
     if done:
@@ -239,16 +250,25 @@ def generate(args: DistillConfig, shards: Shards) -> None:
     batch: list[LabelledGame] = []
     bar = tqdm(total=args.positions, initial=done, desc="labelled positions", unit="pos", disable=not args.progress)
     started = time.monotonic()
-    try:
-        for game in labelled_games(args, following):
-            batch.append(game)
-            done += len(game.scores)
-            bar.update(len(game.scores))
-            if sum(len(g.scores) for g in batch) >= args.shard_size or done >= args.positions:
+    with StopSignals() as stop:
+        try:
+            with closing(labelled_games(args, following, lambda: bool(stop.requested))) as games:
+                for game in games:
+                    batch.append(game)
+                    done += len(game.scores)
+                    bar.update(len(game.scores))
+                    if sum(len(g.scores) for g in batch) >= args.shard_size or done >= args.positions:
+                        full, batch = batch, []  # emptied first: a Ctrl-C during the write never stores it twice
+                        shards.write(full)
+                    if done >= args.positions:
+                        break
+        except KeyboardInterrupt:
+            stop.interrupted()
+        finally:
+            bar.close()
+            if batch:  # whole games, finished before the stop: kept
                 shards.write(batch)
-                batch = []
-            if done >= args.positions:
-                break
-    finally:
-        bar.close()
     print(f"labelled {done:,} positions in {len(shards.paths)} files ({time.monotonic() - started:.0f} s this time)")
+    if stop.requested:
+        print(f"{stop.requested}: the labelled files are kept; --resume continues")
+    return stop.requested

@@ -18,7 +18,7 @@ from agents.alphazero.checkpoint import load_checkpoint, load_network
 from agents.base import make_agent
 from chess_envs.registry import new_state
 from tests.engines import require_engine
-from train import alphazero, distill
+from train import alphazero, distill, distill_data
 from train.teacher import Label, Teacher, _info_line
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -184,6 +184,48 @@ def test_both_stages_resume_after_kill_9(tmp_path):
     assert steps >= 5
     path = run(tmp_path, "r", *flags, "--resume", "--stage", "learn", "--total-steps", str(steps + 7))
     assert load_network(path, "los_alamos")[1]["counters"]["learner_steps"] == steps + 7
+
+
+def test_sigterm_stops_labelling_between_games_quietly_and_keeps_them(tmp_path):
+    require_engine("fairy-stockfish")
+    data = tmp_path / "t" / "data"
+    flags = ["--game", "los_alamos", "--teacher", "fairy-stockfish?depth=1", "--shard-size", "60", "--stage", "data"]
+    process = subprocess.Popen(
+        command(tmp_path, "t", *flags, "--positions", "100000"),
+        cwd=ROOT,
+        env=engine_env(),
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for(lambda: len(list(data.glob("shard_*.npz"))) >= 2)
+    process.send_signal(signal.SIGTERM)  # the main process only, as `kill PID` sends it: its pool ends cleanly
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert "terminated: the labelled files are kept; --resume continues" in out
+    assert "Traceback" not in err and "Error" not in err
+    games = distill.Shards(data).load()["game"]
+    assert np.array_equal(np.unique(games), np.arange(games.max() + 1)), "the games stored are 0, 1, 2, ... once each"
+
+
+def test_a_stopped_data_stage_does_not_go_on_to_learn(tmp_path, monkeypatch, capsys):
+    require_engine("fairy-stockfish")
+    play = distill_data.play_and_label
+    played: list[int] = []
+
+    def then_terminated(*args: object) -> distill_data.LabelledGame:  # SIGTERM while game 2 is played
+        played.append(1)
+        if len(played) == 3:
+            signal.raise_signal(signal.SIGTERM)
+        return play(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(distill_data, "play_and_label", then_terminated)
+    flags = ["--game", "los_alamos", "--teacher", "fairy-stockfish?depth=1", "--workers", "1"]
+    assert run(tmp_path, "s", *flags, "--positions", "100000", "--shard-size", "100000") is None
+    assert "terminated: the labelled files are kept" in capsys.readouterr().out
+    assert not (tmp_path / "s" / "checkpoints").exists() or not any((tmp_path / "s" / "checkpoints").iterdir())
+    assert np.array_equal(np.unique(distill.Shards(tmp_path / "s" / "data").load()["game"]), [0, 1, 2])
 
 
 @pytest.mark.parametrize(
