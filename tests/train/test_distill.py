@@ -141,6 +141,14 @@ def wait_for(condition, seconds: float = 120.0) -> None:
         time.sleep(0.1)
 
 
+def start(tmp_path: Path, name: str, *flags: str, output: int = subprocess.DEVNULL) -> subprocess.Popen:
+    """``train.distill`` in a process of its own, in a session of its own (to kill the group)."""
+    command_line = command(tmp_path, name, *flags)
+    return subprocess.Popen(
+        command_line, cwd=ROOT, env=engine_env(), start_new_session=True, stdout=output, stderr=output, text=True
+    )
+
+
 def kill_group(process: subprocess.Popen) -> None:
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
@@ -150,14 +158,7 @@ def test_both_stages_resume_after_kill_9(tmp_path):
     require_engine("fairy-stockfish")
     data = tmp_path / "r" / "data"
     flags = ["--game", "los_alamos", "--teacher", "fairy-stockfish?depth=1", "--shard-size", "60"]
-    process = subprocess.Popen(
-        command(tmp_path, "r", *flags, "--positions", "100000"),
-        cwd=ROOT,
-        env=engine_env(),
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process = start(tmp_path, "r", *flags, "--positions", "100000")
     wait_for(lambda: len(list(data.glob("shard_*.npz"))) >= 2)
     kill_group(process)
     before = distill.Shards(data).counts()[0]
@@ -169,14 +170,7 @@ def test_both_stages_resume_after_kill_9(tmp_path):
 
     last = tmp_path / "r" / "checkpoints" / "last.pt"
     learn = [*flags, "--resume", "--stage", "learn", "--total-steps", "100000", "--checkpoint-every", "5"]
-    process = subprocess.Popen(
-        command(tmp_path, "r", *learn),
-        cwd=ROOT,
-        env=engine_env(),
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process = start(tmp_path, "r", *learn)
     wait_for(last.exists)
     time.sleep(1.0)
     kill_group(process)
@@ -190,15 +184,7 @@ def test_sigterm_stops_labelling_between_games_quietly_and_keeps_them(tmp_path):
     require_engine("fairy-stockfish")
     data = tmp_path / "t" / "data"
     flags = ["--game", "los_alamos", "--teacher", "fairy-stockfish?depth=1", "--shard-size", "60", "--stage", "data"]
-    process = subprocess.Popen(
-        command(tmp_path, "t", *flags, "--positions", "100000"),
-        cwd=ROOT,
-        env=engine_env(),
-        start_new_session=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = start(tmp_path, "t", *flags, "--positions", "100000", output=subprocess.PIPE)
     wait_for(lambda: len(list(data.glob("shard_*.npz"))) >= 2)
     process.send_signal(signal.SIGTERM)  # the main process only, as `kill PID` sends it: its pool ends cleanly
     out, err = process.communicate(timeout=60)
