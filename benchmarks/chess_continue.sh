@@ -11,7 +11,7 @@ positions=${1:-480000}
 minutes=${2:-30}
 seed=${3:-1}
 init=${4:-@chess}
-run=${5:-chess_continue}
+run=${5:-chess_continue_seed$seed}  # a run of its own per part
 export PATH="$PATH:/usr/games"
 python -m train.distill --game chess --teacher "stockfish?depth=8" --positions "$positions" --workers 2 \
     --seed "$seed" --stage data --run-name "$run" --resume --progress false
