@@ -179,8 +179,8 @@ def labelled_games(
         in_flight = [pool.apply_async(_worker_game, (first + i,)) for i in range(2 * args.workers)]
         following = first + len(in_flight)
         while not stopping():
+            in_flight[0].wait(1.0)  # a worker killed with the process group never answers: look again
             if not in_flight[0].ready():
-                in_flight[0].wait(1.0)  # a worker killed with the process group never answers: look again
                 continue
             game = in_flight.pop(0).get()
             in_flight.append(pool.apply_async(_worker_game, (following,)))
