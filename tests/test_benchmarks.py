@@ -213,7 +213,8 @@ def test_learning_curve_trains_in_parts_rates_each_and_resumes(tmp_path):
     rows = (rating / "curve.csv").read_text().splitlines()
     assert rows[0].startswith("point,training_minutes,training_cpu_minutes") and len(rows) == 3
     minutes = [float(row.split(",")[1]) for row in rows[1:]]
-    assert 0.04 <= minutes[0] < minutes[1] and (rating / "curve.png").stat().st_size > 0
+    # each point trains at least to its minutes; a loaded CPU's long first iteration may pass both
+    assert 0.04 <= minutes[0] <= minutes[1] and minutes[1] >= 0.2 and (rating / "curve.png").stat().st_size > 0
     rating_minutes = [row.split(",")[5] for row in rows[1:]]  # the earlier run's 10 minutes count
     assert float(rating_minutes[0]) >= 10.0 and float(rating_minutes[1]) < 10.0
     saved = json.loads((rating / "0.2min" / "rating_seconds.json").read_text())["rating_seconds"]

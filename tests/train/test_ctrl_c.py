@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import BinaryIO
@@ -14,27 +16,46 @@ import pytest
 
 import agents.alphazero.checkpoint as checkpoint
 from agents.alphazero.checkpoint import load_checkpoint
-from chess_envs.files import ctrl_c_deferred, write_atomic
+from chess_envs.files import ctrl_c_deferred
 from train.alphazero import main, run
 from train.alphazero_config import PRESETS, AlphaZeroConfig
 from train.config import parse_args
 from train.replay import read_index
 from train.run_folder import StopSignals
 
+ROOT = Path(__file__).resolve().parents[2]
+
 pytestmark = pytest.mark.usefixtures("ctrl_c")
 
 
-def test_ctrl_c_during_an_atomic_write_waits_for_the_write(tmp_path):
-    def write(handle: BinaryIO) -> None:
-        handle.write(b"first half, ")
-        signal.raise_signal(signal.SIGINT)
-        handle.write(b"second half")
+ATOMIC_WRITE_INTERRUPTED = """
+import signal, sys
+from pathlib import Path
+from chess_envs.files import write_atomic
 
-    with pytest.raises(KeyboardInterrupt):
-        write_atomic(tmp_path / "kept", write)
+def write(handle):
+    handle.write(b"first half, ")
+    signal.raise_signal(signal.SIGINT)
+    handle.write(b"second half")
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, also where the tests run in the background
+try:
+    write_atomic(Path(sys.argv[1]) / "kept", write)
+except KeyboardInterrupt:
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    print("KeyboardInterrupt after the write")
+"""
+
+
+def test_ctrl_c_during_an_atomic_write_waits_for_the_write(tmp_path):
+    """A real SIGINT in a process of its own: a test worker that a wrong handler lets die of it
+    would take the tests after it along, where this test fails and names the signal."""
+    done = subprocess.run([sys.executable, "-c", ATOMIC_WRITE_INTERRUPTED, str(tmp_path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, f"exit {done.returncode} (a negative one is the signal that ended it): {done.stderr}"
+    assert done.stdout.strip() == "KeyboardInterrupt after the write"
     assert (tmp_path / "kept").read_bytes() == b"first half, second half"
     assert [path.name for path in tmp_path.iterdir()] == ["kept"]  # no temporary file left
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_deferred_blocks_nest_and_the_outermost_hands_ctrl_c_on_once():
