@@ -60,6 +60,41 @@ class DistillConfig(Config):
         parse_teacher(self.teacher, self.game)
 
 
+def held_out(games: np.ndarray, config: DistillConfig) -> np.ndarray:
+    """Which positions [N] (bool) belong to a held-out game: ``validation_share`` of the games,
+    drawn from the run's seed, so a run and its later scoring split the same way."""
+    games_held_out = np.random.default_rng([config.seed, 3]).random(int(games.max()) + 1) < config.validation_share
+    return games_held_out[games]
+
+
+def value_targets(data: dict[str, np.ndarray], config: DistillConfig) -> np.ndarray:
+    """Value targets [N, 1] float32: the engine's score blended with the game's result."""
+    weight = config.result_weight
+    return ((1 - weight) * data["scores"] + weight * data["results"]).astype(np.float32)[:, None]
+
+
+def batch_of(data: dict[str, np.ndarray], values: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(planes float32 [B, C, H, W], policy actions [B, K], policy probs float32 [B, K], values [B, 1]) of ``rows``."""
+    planes = data["planes"][rows].astype(np.float32) / 255.0
+    return planes, data["policy_actions"][rows], data["policy_probs"][rows].astype(np.float32), values[rows]
+
+
+@torch.no_grad()
+def score(network: torch.nn.Module, batch: tuple[np.ndarray, ...], device: torch.device) -> dict[str, float]:
+    """Policy and value loss of a batch, and how often the network's top move is the teacher's."""
+    policy_loss, value_loss = policy_value_loss(network, batch, device)
+    planes = torch.from_numpy(batch[0]).to(device).contiguous(memory_format=torch.channels_last)
+    logits, _ = network(planes)
+    actions = torch.from_numpy(batch[1]).long().to(device).clamp(min=0)
+    legal = torch.full_like(logits, -torch.inf).scatter_(1, actions, logits.gather(1, actions))
+    top = legal.argmax(dim=1).cpu().numpy()
+    return {
+        "validation/policy_loss": policy_loss.item(),
+        "validation/value_loss": value_loss.item(),
+        "validation/teacher_move_agreement": float(np.mean(top == batch[1][:, 0])),
+    }
+
+
 class Trainer:
     """The network and its optimization, the held-out split, checkpoints and logs."""
 
@@ -73,20 +108,15 @@ class Trainer:
         self.network = new_network(config, self.device)
         self.counters: dict[str, Any] = {"learner_steps": 0, "seconds": 0.0, "positions": len(data["scores"])}
         self.optimization = Optimization(self.network, config.optimization, config.minutes, self.counters)
-        held_out = np.random.default_rng([config.seed, 3]).random(int(data["game"].max()) + 1) < config.validation_share
-        mask = held_out[data["game"]]
+        mask = held_out(data["game"], config)
         self.train_rows, self.validation_rows = np.flatnonzero(~mask), np.flatnonzero(mask)
         if not len(self.train_rows):
             raise ValueError("every game is held out: lower --validation-share or label more positions")
-        weight = config.result_weight
-        self.values = ((1 - weight) * data["scores"] + weight * data["results"]).astype(np.float32)[:, None]
+        self.values = value_targets(data, config)
         self.run_log = RunLog(folder.path)
 
     def batch(self, rows: np.ndarray) -> tuple[np.ndarray, ...]:
-        """(planes float32, policy actions, policy probs float32, values) of data rows ``rows``."""
-        d = self.data
-        planes = d["planes"][rows].astype(np.float32) / 255.0
-        return planes, d["policy_actions"][rows], d["policy_probs"][rows].astype(np.float32), self.values[rows]
+        return batch_of(self.data, self.values, rows)
 
     def step(self) -> tuple[float, float]:
         rows = self.train_rows[self.rng.integers(len(self.train_rows), size=self.config.batch_size)]
@@ -99,18 +129,7 @@ class Trainer:
         if not len(rows):
             return {}
         self.network.eval()
-        batch = self.batch(rows)
-        policy_loss, value_loss = policy_value_loss(self.network, batch, self.device)
-        planes = torch.from_numpy(batch[0]).to(self.device).contiguous(memory_format=torch.channels_last)
-        logits, _ = self.network(planes)
-        actions = torch.from_numpy(batch[1]).long().to(self.device).clamp(min=0)
-        legal = torch.full_like(logits, -torch.inf).scatter_(1, actions, logits.gather(1, actions))
-        top = legal.argmax(dim=1).cpu().numpy()
-        return {
-            "validation/policy_loss": policy_loss.item(),
-            "validation/value_loss": value_loss.item(),
-            "validation/teacher_move_agreement": float(np.mean(top == batch[1][:, 0])),
-        }
+        return score(self.network, self.batch(rows), self.device)
 
     def save(self) -> Path:
         payload = training_payload(self.config, self.network_config, self.optimization, self.counters, self.rng)

@@ -19,6 +19,7 @@ from agents.base import make_agent
 from chess_envs.registry import new_state
 from tests.engines import require_engine
 from train import alphazero, distill, distill_data
+from train.config import from_dict
 from train.teacher import Label, Teacher, _info_line
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,6 +78,18 @@ def test_los_alamos_labels_learns_and_plays_and_stops_on_sigterm(tmp_path, monke
     assert payload["counters"]["learner_steps"] == 30 and payload["distilled_from"] == "fairy-stockfish?depth=1"
     metrics = [json.loads(line) for line in (tmp_path / "la" / "metrics.jsonl").read_text().splitlines()]
     assert len(metrics) == 3 and "validation/teacher_move_agreement" in metrics[-1]
+    scored = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "distill_held_out.py"), "--run", "la", "--runs-dir", str(tmp_path),
+         "--networks", str(path)], capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )  # fmt: skip
+    assert scored.returncode == 0, scored.stderr
+    config = from_dict(distill.DistillConfig, json.loads((tmp_path / "la" / "config.json").read_text()))
+    held_out = int(np.sum(distill.held_out(distill.Shards(tmp_path / "la" / "data").load()["game"], config)))
+    assert f"{held_out:,} held out" in scored.stdout  # all of them: fewer than 4,096, the log scores the same
+    agreement, policy, value = scored.stdout.splitlines()[-1].split()[-3:]
+    last = metrics[-1]
+    assert agreement == f"{last['validation/teacher_move_agreement']:.1%}"
+    assert policy == f"{last['validation/policy_loss']:.3f}" and value == f"{last['validation/value_loss']:.4f}"
     agent = make_agent(f"alphazero:{path}?sims=8", "los_alamos")
     assert agent.select_action(state) in set(state.legal_actions())
     validate = distill.Trainer.validate
