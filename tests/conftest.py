@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import signal
-import warnings
 from collections.abc import Iterator
 
 import chess
@@ -67,9 +66,6 @@ def _signal_handlers_kept() -> Iterator[None]:
     later tests start inherit an ignored SIGINT, so a leaked change made them pass or fail by test
     order, and a SIGTERM or SIGPIPE left at the default ends the test worker without a word."""
     before = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE)}
-    left = signal.set_wakeup_fd(-1)  # each signal writes a byte to it: a stale one, into whatever has that number now
-    if left != -1:
-        warnings.warn(f"a wakeup fd ({left}) was left set for signals before this test: cleared", stacklevel=1)
     yield
     changed = {signal.Signals(n).name: h for n, h in before.items() if signal.getsignal(n) != h}
     for number, handler in before.items():
