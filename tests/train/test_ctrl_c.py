@@ -1,10 +1,9 @@
 """The Ctrl-C cases of ``ctrl_c_cases.py``, run by pytest in a process of their own.
 
-They raise real SIGINTs in the process that runs them. In CI a test worker died twice at the first
-such signal after other test files had run in it (cause not found: the kernel's SIGINT disposition,
-Python's handler, the wakeup fd and the threads looked right before and after every test of a run
-that was probed), which took the tests after it along. In a fresh process a failure is an
-ordinary one, with pytest's report of it.
+They raise real SIGINTs in the process that runs them. In CI a test worker died at the first such
+signal after other test files had run in it, whatever handler was installed (cause not found; the
+worker deaths went on at the next in-worker signal, a SIGTERM in test_distill.py). In a fresh
+process these cases pass, and a failure is an ordinary one, with pytest's report of it.
 """
 
 from __future__ import annotations
