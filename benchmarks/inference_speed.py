@@ -140,9 +140,9 @@ def nncf_forward(network: AlphaZeroNet, calibration: np.ndarray, threads: int, t
 
 
 def openvino_forward(model: bytes, threads: int) -> Forward:
-    from agents.alphazero.openvino_net import openvino_module
+    from agents.alphazero.openvino_net import shared_core
 
-    core = openvino_module().Core()
+    core = shared_core()
     compiled = core.compile_model(core.read_model(model), "CPU", {"INFERENCE_NUM_THREADS": threads})
 
     def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -3,8 +3,10 @@ order of the run: the files holding a slow test first."""
 
 from __future__ import annotations
 
+import ctypes
 import random
 import signal
+import sys
 from collections.abc import Iterator
 
 import chess
@@ -64,13 +66,45 @@ def ctrl_c() -> Iterator[None]:
 def _signal_handlers_kept() -> Iterator[None]:
     """A test leaves the process's Ctrl-C, SIGTERM and SIGPIPE handling as it found it: the processes
     later tests start inherit an ignored SIGINT, so a leaked change made them pass or fail by test
-    order, and a SIGTERM or SIGPIPE left at the default ends the test worker without a word."""
+    order, and a SIGTERM or SIGPIPE left at the default ends the test worker without a word. Nor
+    may it leave the alternate signal stack the handlers run on pointing at freed memory (as two
+    OpenVINO Cores did): the next signal handled in that worker would kill it."""
     before = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE)}
+    stack = alternate_signal_stack()
     yield
     changed = {signal.Signals(n).name: h for n, h in before.items() if signal.getsignal(n) != h}
     for number, handler in before.items():
         signal.signal(number, handler)
     assert not changed, f"the test changed the handlers of {sorted(changed)} and left them changed"
+    now = alternate_signal_stack()
+    assert now is None or now == stack or mapped(now), (
+        f"the test left this thread's alternate signal stack on unmapped memory ({now[1]} bytes at "
+        f"{now[0]:#x}): the next signal Python handles (Ctrl-C, SIGTERM) kills the process"
+    )
+
+
+class _Stack(ctypes.Structure):
+    _fields_ = [("sp", ctypes.c_void_p), ("flags", ctypes.c_int), ("size", ctypes.c_size_t)]
+
+
+def alternate_signal_stack() -> tuple[int, int] | None:
+    """(address, size) of this thread's alternate signal stack (Linux), where Python's signal
+    handlers run; None where there is none or this is not Linux."""
+    if sys.platform != "linux":
+        return None
+    stack = _Stack()
+    ctypes.CDLL(None).sigaltstack(None, ctypes.byref(stack))
+    return None if stack.flags & 2 or not stack.sp else (stack.sp, stack.size)  # 2: SS_DISABLE
+
+
+def mapped(stack: tuple[int, int] | None) -> bool:
+    """Whether all of ``stack`` lies in one mapping of this process's memory."""
+    if stack is None:
+        return True
+    start, size = stack
+    with open("/proc/self/maps") as maps:
+        spans = (line.split(maxsplit=1)[0].split("-") for line in maps)
+        return any(int(low, 16) <= start and start + size <= int(high, 16) for low, high in spans)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -60,6 +61,25 @@ def openvino_module() -> Any:
     return openvino
 
 
+_CORE: list[Any] = []
+_CORE_LOCK = threading.Lock()
+
+
+def shared_core() -> Any:
+    """The process's one OpenVINO ``Core``, kept until the process ends.
+
+    Each Core's CPU plugin gives the thread that loads it an alternate signal stack of its own and,
+    when dropped, puts back the one it found only if its own is still current: two Cores dropped in
+    the order they were made (two agents, say) leave the thread on freed memory, and the next signal
+    handled there (Ctrl-C, SIGTERM) kills the process with a segmentation fault. One Core, never
+    dropped, makes no such pair.
+    """
+    with _CORE_LOCK:
+        if not _CORE:
+            _CORE.append(openvino_module().Core())
+        return _CORE[0]
+
+
 PRECISIONS = ("f32", "bf16")
 """the arithmetic OpenVINO is asked to compute in"""
 
@@ -86,7 +106,7 @@ def compile_model(model: Any, threads: int, precision: str) -> Forward:
     # the same first core in every process, so two tournament workers or self-play actors share
     # one core of two and each runs at half speed.
     settings = {"INFERENCE_PRECISION_HINT": precision, "INFERENCE_NUM_THREADS": threads, "ENABLE_CPU_PINNING": False}
-    compiled = openvino_module().Core().compile_model(model, "CPU", settings)
+    compiled = shared_core().compile_model(model, "CPU", settings)
     request = compiled.create_infer_request()
 
     def forward(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -184,3 +184,34 @@ def test_an_inference_leaves_its_thread_free_to_run_on_any_core() -> None:
         done.set()
         worker.join()
     assert all(cores_seen == cores for cores_seen in seen), f"pinned: {[sorted(s) for s in seen if s != cores][:3]}"
+
+
+def test_two_agents_dropped_in_the_order_made_leave_ctrl_c_and_sigterm_working() -> None:
+    """Each OpenVINO Core's CPU plugin swaps in an alternate signal stack for the thread that loads it
+    and, once dropped, restores the old one only if its own is still current: two Cores dropped in
+    the order made left the main thread's on freed memory, and the next handled signal crashed the
+    process (a segmentation fault where Ctrl-C or SIGTERM should save and stop). Run in a process
+    of its own: a failure kills that process, not the test's."""
+    script = (
+        "import gc, signal\n"
+        "from agents import make_agent\n"
+        "from chess_envs.registry import new_state\n"
+        "state = new_state('los_alamos')\n"
+        "first = make_agent('alphazero:@los_alamos?sims=8&runtime=openvino', 'los_alamos')\n"
+        "second = make_agent('alphazero:@los_alamos?sims=8&runtime=openvino', 'los_alamos')\n"
+        "first.select_action(state), second.select_action(state)\n"
+        "del first; gc.collect()\n"
+        "del second; gc.collect()\n"
+        "signal.signal(signal.SIGTERM, lambda *_: print('SIGTERM handled'))\n"
+        "signal.raise_signal(signal.SIGTERM)\n"
+        "try:\n"
+        "    signal.raise_signal(signal.SIGINT)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('Ctrl-C handled')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, f"exit {result.returncode}: {result.stderr[-2000:]}"
+    assert result.stdout.split("\n")[:2] == ["SIGTERM handled", "Ctrl-C handled"]
