@@ -204,6 +204,7 @@ def test_two_agents_dropped_in_the_order_made_leave_ctrl_c_and_sigterm_working()
         "del second; gc.collect()\n"
         "signal.signal(signal.SIGTERM, lambda *_: print('SIGTERM handled'))\n"
         "signal.raise_signal(signal.SIGTERM)\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)  # also where the tests run in the background\n"
         "try:\n"
         "    signal.raise_signal(signal.SIGINT)\n"
         "except KeyboardInterrupt:\n"
