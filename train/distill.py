@@ -115,12 +115,9 @@ class Trainer:
         self.values = value_targets(data, config)
         self.run_log = RunLog(folder.path)
 
-    def batch(self, rows: np.ndarray) -> tuple[np.ndarray, ...]:
-        return batch_of(self.data, self.values, rows)
-
     def step(self) -> tuple[float, float]:
         rows = self.train_rows[self.rng.integers(len(self.train_rows), size=self.config.batch_size)]
-        return self.optimization.step(self.batch(rows))
+        return self.optimization.step(batch_of(self.data, self.values, rows))
 
     @torch.no_grad()
     def validate(self) -> dict[str, float]:
@@ -129,7 +126,7 @@ class Trainer:
         if not len(rows):
             return {}
         self.network.eval()
-        return score(self.network, self.batch(rows), self.device)
+        return score(self.network, batch_of(self.data, self.values, rows), self.device)
 
     def save(self) -> Path:
         payload = training_payload(self.config, self.network_config, self.optimization, self.counters, self.rng)
