@@ -120,7 +120,10 @@ class AlphaZeroAgent(SearchAgent):
     ``gumbel``, ``seed``, ``leaves`` (per wave, up to 256), ``cache_mb`` (memory for network
     outputs of positions seen again, default 256; :meth:`reset` empties it), ``mate`` (the root's
     forced wins searched for first, up to this many moves: default 3, 0 off; its cost comes off the
-    simulations, :attr:`MCTSConfig.mate_depth`) and ``runtime`` (``torch``, ``openvino``: the
+    simulations, :attr:`MCTSConfig.mate_depth`); ``cpuct`` (PUCT's exploration constant c_init,
+    default 1.25), ``fpu`` (an unvisited move below the root scores its parent's value less this,
+    default 0.25) and ``root_fpu`` (what an unvisited root move scores, default 1.0; ``none``: as
+    below the root), the search's settings of :class:`MCTSConfig`; ``runtime`` (``torch``, ``openvino``: the
     same outputs, 1.15-1.75x faster moves on a CPU, :mod:`agents.alphazero.openvino_net`; or
     ``auto``, the default: OpenVINO on a CPU where it is installed, else torch); ``precision``
     (``f32``, the default, or ``bf16``: OpenVINO computing in bfloat16, about 1.5x the positions a
@@ -151,6 +154,9 @@ class AlphaZeroAgent(SearchAgent):
         precision: str = "f32",
         material: float | str = 0.0,
         guide: str = "all",
+        cpuct: float | str = MCTSConfig.c_puct_init,
+        fpu: float | str = MCTSConfig.fpu_reduction,
+        root_fpu: float | str | None = MCTSConfig.root_fpu,
     ) -> None:
         self.name = "alphazero"
         if runtime not in ("auto", *RUNTIMES):
@@ -170,6 +176,9 @@ class AlphaZeroAgent(SearchAgent):
             # guided: no cache, so the root's network reading is never a leaf's material values
             cache_mb=0.0 if guided else float_option(cache_mb, "cache_mb", 0.0, 65_536.0),
             mate_depth=int_option(mate, "mate", minimum=0, maximum=MAX_MATE_DEPTH),
+            c_puct_init=float_option(cpuct, "cpuct", 0.0, 100.0),
+            fpu_reduction=float_option(fpu, "fpu", -2.0, 2.0),
+            root_fpu=None if root_fpu in (None, "none") else float_option(root_fpu, "root_fpu", -1.0, 1.0),
             planes="uint8",
         )
         temperature = float_option(temperature, "temperature", 0.0, 100.0)

@@ -132,6 +132,25 @@ def test_agent_needs_a_path():
         make_agent("alphazero?sims=4", "los_alamos")
 
 
+def test_search_settings_come_from_the_spec_and_bad_ones_are_named(tmp_path):
+    save_network(tmp_path / "net.pt")
+    spec = f"alphazero:{tmp_path / 'net.pt'}?sims=16"
+    config = make_agent(f"{spec}&cpuct=2.5&fpu=0.4&root_fpu=none", "los_alamos").search.config
+    assert (config.c_puct_init, config.fpu_reduction, config.root_fpu) == (2.5, 0.4, None)
+    default = make_agent(spec, "los_alamos").search.config
+    assert (default.c_puct_init, default.fpu_reduction, default.root_fpu) == (1.25, 0.25, 1.0)
+
+    def moves_tried(options: str) -> int:
+        search = make_agent(f"{spec}&{options}&mate=0", "los_alamos").search
+        visits = search.policy([search.new_tree(new_state("los_alamos"))], np.random.default_rng(0)).visit_counts
+        return int(np.count_nonzero(visits[0]))
+
+    assert moves_tried("cpuct=50") > moves_tried("cpuct=0&root_fpu=-1")
+    for bad, name in [("cpuct=-1", "cpuct"), ("fpu=x", "fpu"), ("root_fpu=2", "root_fpu"), ("cpuct=nan", "cpuct")]:
+        with pytest.raises(ValueError, match=f"option {name} must be"):
+            make_agent(f"{spec}&{bad}", "los_alamos")
+
+
 def test_team_values_give_partners_one_value_from_per_seat_predictions():
     values = np.array([[0.6, -0.2, 0.2, -0.6], [-1.0, 1.0, -1.0, 1.0]], dtype=np.float32)
     np.testing.assert_allclose(team_values(values), [[0.8, -0.8, 0.8, -0.8], [-2.0, 2.0, -2.0, 2.0]])
