@@ -30,6 +30,7 @@ import numpy as np
 from agents import make_agent
 from chess_envs.core import GameState
 from chess_envs.registry import new_state
+from evaluate.results import read_results
 
 BLUNDER = 0.2
 """expected score given away by a move that counts as a blunder"""
@@ -39,13 +40,12 @@ def positions_of(games_file: Path, player: str, count: int, seed: int) -> list[t
     """Up to ``count`` positions (evenly sampled, seeded) where ``player`` was to move, as the
     project's state (with its history) and python-chess's board."""
     found: list[tuple[str, list[str]]] = []
-    for line in games_file.read_text().splitlines():
-        game = json.loads(line)
-        if game["game"] != "chess":
-            raise ValueError(f"{games_file} holds {game['game']} games; this screen scores chess")
-        for ply in range(len(game["moves"])):
-            if player in game["players"][ply % 2] and ply < len(game["moves"]) - 1:
-                found.append((game["opening"], game["moves"][:ply]))
+    for game in read_results(games_file).values():
+        if game.game != "chess":
+            raise ValueError(f"{games_file} holds {game.game} games; this screen scores chess")
+        for ply in range(len(game.moves) - 1):
+            if player in game.players[ply % 2]:
+                found.append((game.opening, game.moves[:ply]))
     rng = np.random.default_rng(seed)
     chosen = sorted(rng.choice(len(found), size=min(count, len(found)), replace=False))
     result = []
