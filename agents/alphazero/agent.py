@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from agents.alphazero.checkpoint import load_network
-from agents.alphazero.material import BlendedEvaluator, MaterialEvaluator, evaluates
+from agents.alphazero.material import BlendedEvaluator, MaterialEvaluator, NetworkLike, evaluates
 from agents.alphazero.mcts_config import MAX_MATE_DEPTH, MCTSConfig
 from agents.alphazero.network import AlphaZeroNet, fused_for_inference, resolve_device
 from agents.alphazero.onnx import OnnxEvaluator
@@ -112,6 +112,33 @@ def team_values(values: np.ndarray) -> np.ndarray:
     return np.stack([lead, -lead, lead, -lead], axis=1)
 
 
+class PolicyTemperature:
+    """A network evaluator whose logits ``[B, A]`` are divided by ``temperature``: the search's
+    priors become softmax(logits / T) over the legal moves, so T > 1 spreads a sharp policy over
+    more moves (Leela Chess Zero's policy softmax temperature)."""
+
+    def __init__(self, network: NetworkLike, temperature: float) -> None:
+        if not temperature > 0.0:
+            raise ValueError(f"the policy temperature must be positive, got {temperature}")
+        self.network, self.scale = network, np.float32(1.0 / temperature)
+
+    @property
+    def seconds(self) -> float:
+        return self.network.seconds
+
+    @property
+    def teams(self) -> bool:
+        return self.network.teams
+
+    @teams.setter
+    def teams(self, teams: bool) -> None:
+        self.network.teams = teams
+
+    def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        logits, values = self.network(planes)
+        return logits * self.scale, values
+
+
 @register_agent("alphazero")
 class AlphaZeroAgent(SearchAgent):
     """PUCT search guided by a trained network; deterministic at temperature 0 (the default).
@@ -123,7 +150,8 @@ class AlphaZeroAgent(SearchAgent):
     simulations, :attr:`MCTSConfig.mate_depth`); ``cpuct`` (PUCT's exploration constant c_init,
     default 1.25), ``fpu`` (an unvisited move below the root scores its parent's value less this,
     default 0.25) and ``root_fpu`` (what an unvisited root move scores, default 1.0; ``none``: as
-    below the root), the search's settings of :class:`MCTSConfig`; ``runtime`` (``torch``, ``openvino``: the
+    below the root), the search's settings of :class:`MCTSConfig`; ``policy_temp`` (the priors
+    are softmax(logits / this), default 1: :class:`PolicyTemperature`); ``runtime`` (``torch``, ``openvino``: the
     same outputs, 1.15-1.75x faster moves on a CPU, :mod:`agents.alphazero.openvino_net`; or
     ``auto``, the default: OpenVINO on a CPU where it is installed, else torch); ``precision``
     (``f32``, the default, or ``bf16``: OpenVINO computing in bfloat16, about 1.5x the positions a
@@ -135,7 +163,7 @@ class AlphaZeroAgent(SearchAgent):
     move searches the teacher's thousands of positions from the network's choice of moves.
     """
 
-    evaluator: NetworkEvaluator | OnnxEvaluator | BlendedEvaluator | MaterialEvaluator
+    evaluator: NetworkEvaluator | OnnxEvaluator | BlendedEvaluator | PolicyTemperature | MaterialEvaluator
 
     def __init__(
         self,
@@ -157,6 +185,7 @@ class AlphaZeroAgent(SearchAgent):
         cpuct: float | str = MCTSConfig.c_puct_init,
         fpu: float | str = MCTSConfig.fpu_reduction,
         root_fpu: float | str | None = MCTSConfig.root_fpu,
+        policy_temp: float | str = 1.0,
     ) -> None:
         self.name = "alphazero"
         if runtime not in ("auto", *RUNTIMES):
@@ -182,7 +211,7 @@ class AlphaZeroAgent(SearchAgent):
             planes="uint8",
         )
         temperature = float_option(temperature, "temperature", 0.0, 100.0)
-        evaluator: NetworkEvaluator | OnnxEvaluator | BlendedEvaluator
+        evaluator: NetworkEvaluator | OnnxEvaluator | BlendedEvaluator | PolicyTemperature
         if network is None and path is not None and str(path).endswith(".onnx"):
             if runtime == "openvino" or precision != "f32":
                 setting = "runtime=openvino" if runtime == "openvino" else f"precision={precision}"
@@ -202,6 +231,9 @@ class AlphaZeroAgent(SearchAgent):
             if not evaluates(game):
                 raise ValueError(f"material blends four-player values; {game!r} has no material evaluator")
             evaluator = BlendedEvaluator(evaluator, weight)
+        policy_temperature = float_option(policy_temp, "policy_temp", 0.1, 10.0)
+        if policy_temperature != 1.0:
+            evaluator = PolicyTemperature(evaluator, policy_temperature)
         self.network_evaluator = evaluator
         """what reads positions with the network (the root alone with ``guide=root``)"""
         leaf_evaluator = MaterialEvaluator() if guided else evaluator

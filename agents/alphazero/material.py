@@ -81,7 +81,10 @@ class NetworkLike(Protocol):
     """A network evaluator that reads four-player values for Teams when told (``teams``)."""
 
     teams: bool
-    seconds: float
+
+    @property
+    def seconds(self) -> float:
+        """wall time spent in calls so far"""
 
     def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pickle
+from typing import Any
 
 import numpy as np
 import pytest
 import torch
 
 from agents import make_agent
-from agents.alphazero.agent import AlphaZeroAgent, team_values
+from agents.alphazero.agent import AlphaZeroAgent, PolicyTemperature, team_values
 from agents.alphazero.checkpoint import FORMAT, CheckpointError, load_checkpoint, load_network, save_checkpoint
 from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
 from agents.base import SearchingAgent, SearchLimits
@@ -149,6 +150,30 @@ def test_search_settings_come_from_the_spec_and_bad_ones_are_named(tmp_path):
     for bad, name in [("cpuct=-1", "cpuct"), ("fpu=x", "fpu"), ("root_fpu=2", "root_fpu"), ("cpuct=nan", "cpuct")]:
         with pytest.raises(ValueError, match=f"option {name} must be"):
             make_agent(f"{spec}&{bad}", "los_alamos")
+
+
+def test_policy_temperature_softens_the_root_priors_and_bad_ones_are_named(tmp_path):
+    save_network(tmp_path / "net.pt")
+    spec = f"alphazero:{tmp_path / 'net.pt'}?sims=16&mate=0"
+    state = new_state("los_alamos")
+
+    def agent_and_root_priors(options: str) -> tuple[Any, np.ndarray, np.ndarray]:
+        agent = make_agent(f"{spec}{options}", "los_alamos")
+        tree = agent.search.new_tree(state)
+        agent.search.policy([tree], np.random.default_rng(0))
+        return agent, tree.root.actions, tree.root.priors
+
+    agent, actions, plain = agent_and_root_priors("")
+    hot_agent, _, hot = agent_and_root_priors("&policy_temp=2")
+    assert isinstance(hot_agent.evaluator, PolicyTemperature)
+    logits = agent.evaluator(state.observation()[None])[0][0, actions]
+    for priors, temperature in [(plain, 1.0), (hot, 2.0)]:
+        expected = np.exp(logits / temperature - np.max(logits / temperature))
+        np.testing.assert_allclose(priors, expected / expected.sum(), rtol=1e-4, atol=1e-6)
+    assert np.max(hot) < np.max(plain)
+    for bad in ("0", "-1", "x", "nan", "11"):
+        with pytest.raises(ValueError, match="option policy_temp must be"):
+            make_agent(f"{spec}&policy_temp={bad}", "los_alamos")
 
 
 def test_team_values_give_partners_one_value_from_per_seat_predictions():
