@@ -28,7 +28,7 @@ from agents.base import AgentError
 from chess_envs.registry import get_game, registered_games
 from train.config import Config, arg, fail, parse_args, section
 from train.distill_data import DataSection, Shards, generate
-from train.optimization import Optimization, policy_value_loss, restore_training, training_payload
+from train.optimization import Optimization, losses_and_logits, restore_training, training_payload
 from train.run_folder import RunFolder, StopSignals
 from train.run_log import RunLog
 from train.sections import NetworkSection, OptimizerSection, RunSection, network_config, new_network
@@ -82,9 +82,7 @@ def batch_of(data: dict[str, np.ndarray], values: np.ndarray, rows: np.ndarray) 
 @torch.no_grad()
 def score(network: torch.nn.Module, batch: tuple[np.ndarray, ...], device: torch.device) -> dict[str, float]:
     """Policy and value loss of a batch, and how often the network's top move is the teacher's."""
-    policy_loss, value_loss = policy_value_loss(network, batch, device)
-    planes = torch.from_numpy(batch[0]).to(device).contiguous(memory_format=torch.channels_last)
-    logits, _ = network(planes)
+    policy_loss, value_loss, logits = losses_and_logits(network, batch, device)
     actions = torch.from_numpy(batch[1]).long().to(device).clamp(min=0)
     legal = torch.full_like(logits, -torch.inf).scatter_(1, actions, logits.gather(1, actions))
     top = legal.argmax(dim=1).cpu().numpy()

@@ -24,6 +24,14 @@ def policy_value_loss(
     """(policy loss, value loss) of a batch: planes [B, C, H, W] float32, policy actions [B, K]
     (padded with -1) and probabilities [B, K], values [B, V]; cross-entropy against the sparse
     policy targets and the mean squared error of the values."""
+    policy_loss, value_loss, _ = losses_and_logits(network, batch, device)
+    return policy_loss, value_loss
+
+
+def losses_and_logits(
+    network: torch.nn.Module, batch: tuple[np.ndarray, ...], device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """:func:`policy_value_loss`'s two losses and the logits [B, A] they came from (one forward pass)."""
     planes, actions, probs, values = batch
     planes_t = torch.from_numpy(planes).to(device).contiguous(memory_format=torch.channels_last)
     actions_t = torch.from_numpy(actions).long().to(device)
@@ -33,7 +41,7 @@ def policy_value_loss(
         logits, predicted = network(planes_t)
     log_probs = F.log_softmax(logits.float(), dim=1)
     picked = torch.gather(log_probs, 1, actions_t.clamp(min=0)) * (actions_t >= 0)
-    return -(probs_t * picked).sum(dim=1).mean(), F.mse_loss(predicted.float(), values_t)
+    return -(probs_t * picked).sum(dim=1).mean(), F.mse_loss(predicted.float(), values_t), logits.float()
 
 
 def learning_rate_factor(section: OptimizerSection, steps: int, seconds: float, minutes: float) -> float:
