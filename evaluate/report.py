@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from itertools import combinations
 from pathlib import Path
 
@@ -80,8 +81,9 @@ def plot_ratings(ratings: list[Rating], path: Path, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(figsize=(7, 0.6 * len(ratings) + 1.5))
-    names = [r.player for r in reversed(ratings)]
+    names = [wrapped_spec(r.player) for r in reversed(ratings)]
+    lines = sum(name.count("\n") + 1 for name in names)
+    figure, axes = plt.subplots(figsize=(9, 0.35 * lines + 0.3 * len(names) + 1.5))
     elos = [r.elo for r in reversed(ratings)]
     # a percentile bootstrap interval of a few games may miss the estimate: no bar on that side then
     errors = [
@@ -98,6 +100,18 @@ def plot_ratings(ratings: list[Rating], path: Path, title: str) -> None:
         write_atomic(path, lambda handle: figure.savefig(handle, dpi=100, format="png"))
     finally:
         plt.close(figure)
+
+
+def wrapped_spec(spec: str, width: int = 36) -> str:
+    """An agent spec broken into lines of about ``width`` characters after its ``:``, ``?`` and ``&``
+    (a long checkpoint path with its options would push the plot off its figure)."""
+    pieces = re.split(r"(?<=[:?&/])", spec)
+    lines = [""]
+    for piece in pieces:
+        if lines[-1] and len(lines[-1]) + len(piece) > width:
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(lines)
 
 
 def pgn(records: list[GameRecord]) -> str:

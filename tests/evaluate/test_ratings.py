@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import pytest
 
 from evaluate.ratings import Rating, Result, fit_elo, likelihood_of_superiority, rate
-from evaluate.report import plot_ratings
+from evaluate.report import plot_ratings, wrapped_spec
 
 
 def games(first: str, second: str, wins: int, draws: int, losses: int) -> list[Result]:
@@ -121,3 +122,20 @@ def test_plot_takes_an_interval_that_misses_its_estimate(tmp_path):
     missed = Rating("b", 60.0, 75.0, 140.0, 12, 5, 3, 4)
     plot_ratings([inside, missed, Rating("random", 0.0, 0.0, 0.0, 12, 0, 1, 11)], tmp_path / "r.png", "t")
     assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_plot_fits_long_specs_on_its_figure(tmp_path):
+    spec = "alphazero:benchmarks/networks/chess_continued.pt?sims=200&leaves=4&fpu=0&root_fpu=none"
+    assert wrapped_spec(spec).split("\n") == [
+        "alphazero:benchmarks/networks/",
+        "chess_continued.pt?sims=200&",
+        "leaves=4&fpu=0&root_fpu=none",
+    ]
+    assert wrapped_spec("greedy") == "greedy" and wrapped_spec(spec).replace("\n", "") == spec
+    ratings = [
+        Rating(spec, 20.0, -5.0, 45.0, 200, 90, 20, 90),
+        Rating("stockfish?elo=1600&movetime=100", 0.0, -1, 1, 9, 1, 1, 1),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns when tight_layout cannot fit the labels
+        plot_ratings(ratings, tmp_path / "r.png", "chess")
