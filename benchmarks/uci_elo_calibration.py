@@ -25,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agents.shipped import shipped_agent  # noqa: E402
 from agents.strength import Level, calibration_path, level_for  # noqa: E402
 from evaluate.game import read_openings  # noqa: E402
 from evaluate.tournament import TournamentConfig, run_tournament  # noqa: E402
@@ -38,7 +39,8 @@ LEVELS = ["200:0:0", "16:0:0", "1:0:1", "8:1:1"]
 
 
 def network(simulations: int, temperature: float) -> str:
-    return f"alphazero:@chess?sims={simulations}&temperature={temperature:g}"
+    """The shipped network's spec at a level, with the options it plays with (as UCI builds it)."""
+    return shipped_agent("chess", sims=simulations, temperature=f"{temperature:g}")
 
 
 def match(player: str, opponent: str, games: int, out: Path, workers: int) -> tuple[float, int]:

@@ -137,8 +137,10 @@ def test_a_timed_search_grows_its_chunks_and_ends_on_time():
     assert 0.2 <= thought.seconds < 1.0
 
 
-def test_the_shipped_four_player_agent_blends_material_unless_told_otherwise():
-    assert shipped_agent("chess", sims=200) == "alphazero:@chess?sims=200"
+def test_shipped_agents_play_with_their_options_unless_told_otherwise():
+    assert shipped_agent("chess", sims=200) == "alphazero:@chess?leaves=4&fpu=0&root_fpu=none&sims=200"
+    config = make_agent(shipped_agent("chess", sims=8, leaves=2), "chess").search.config
+    assert (config.leaves_per_tree, config.fpu_reduction, config.root_fpu) == (2, 0.0, None)
     assert shipped_agent("four_player") == "alphazero:@four_player?material=0.75"
     assert shipped_agent("four_player", sims=8, material=0) == "alphazero:@four_player?material=0&sims=8"
     network_alone = make_agent(shipped_agent("four_player", material=0), "four_player")
