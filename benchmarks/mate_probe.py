@@ -66,7 +66,7 @@ def main() -> None:
     print(f"MATE_PLAYS_PER_SIMULATION = {MATE_PLAYS_PER_SIMULATION}")
     for game in GAMES:
         texts = read_openings(str(shipped_book(game)), game)[: args.positions]
-        network = f"{shipped_agent(game)}?sims={args.sims}&cache_mb=0"
+        network = shipped_agent(game, sims=args.sims, cache_mb=0)
         speed = probe_speed(game, texts)
         per_move = {depth: seconds_per_move(f"{network}&mate={depth}", game, texts) for depth in (0, 2, 3)}
         simulations = args.sims / per_move[0]

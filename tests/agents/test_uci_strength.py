@@ -10,6 +10,7 @@ import pytest
 
 import agents.strength as strength
 from agents.base import SearchLimits, make_agent
+from agents.shipped import shipped_agent
 from agents.strength import Level, level_for, load_levels
 from agents.uci import UCIEngine
 from chess_envs.registry import new_state
@@ -76,14 +77,15 @@ def test_searchmoves_searches_and_chooses_only_the_moves_named():
 
 
 def test_a_search_restricted_to_some_moves_spends_its_simulations_on_them():
-    agent = make_agent("alphazero:@chess?sims=16", "chess")
+    # the shipped agent, as UCI builds it (no root first-play urgency: see restrict_root)
+    agent = make_agent(shipped_agent("chess", sims=16), "chess")
     state = new_state("chess")
     allowed = tuple(state.move_to_action(m) for m in ("a2a3", "b1a3"))
     thought = agent.think(state, SearchLimits(nodes=128, moves=allowed))
     root = agent._tree.root
     outside = ~np.isin(root.actions, allowed)
     assert thought.action in allowed
-    assert root.visits[outside].max() <= 1  # zeroed priors: first-play urgency tries each other move once at most
+    assert root.visits[outside].max() <= 1  # zeroed priors: first-play urgency 0 tries each other move once at most
     assert root.visits[~outside].sum() >= 128 - outside.sum()
     full = agent.think(state, SearchLimits(nodes=128))  # unrestricted again: a new tree
     assert state.action_to_move(full.action) not in ("a2a3", "b1a3")
