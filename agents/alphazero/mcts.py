@@ -29,6 +29,7 @@ from agents.alphazero.mcts_config import (
     MCTSConfig,
     PolicyOutput,
     check_not_over,
+    restricted_priors,
     sample_visits,
     temperatures,
 )
@@ -72,8 +73,19 @@ class SearchTree:
             )
         self._state = state
         self._native = tree_class(state._game)
-        self.only: np.ndarray | None = None
-        """the root moves to search (UCI's ``searchmoves``): the others' priors are zeroed"""
+        self._only: np.ndarray | None = None
+
+    @property
+    def only(self) -> np.ndarray | None:
+        """The root moves to search (UCI's ``searchmoves``; None: all): the others' priors are
+        zeroed and the search never visits them. Setting it starts the tree afresh (a reused
+        subtree's visits would count for the others); :meth:`advance` clears it."""
+        return self._only
+
+    @only.setter
+    def only(self, actions: np.ndarray | None) -> None:
+        self._native.clear()
+        self._only = None if actions is None else np.asarray(actions, dtype=np.int64)
 
     @property
     def state(self) -> GameState:
@@ -95,20 +107,16 @@ class SearchTree:
         """Play ``action`` and keep its subtree as the new root (tree reuse)."""
         self._state.apply(action)
         self._native.reroot(int(action))
+        self._only = None
 
 
 def restrict_root(search: Any, handle: Any, only: np.ndarray) -> None:
-    """Zero the root priors of moves not in ``only`` (the rest renormalised), so the search spends
-    its simulations on those moves; idempotent, a no-op when none of them is legal. A zero prior
-    is not a bar: with a root first-play urgency (``MCTSConfig.root_fpu``, 1.0 by default) each
-    other move is tried once and may then be chosen again on its value alone (measured: 43 of 128
-    simulations of the shipped chess network at the default settings); the shipped chess agent has
-    none (``root_fpu=none``) and spends them all on ``only``."""
+    """Zero the root priors of moves not in ``only`` (the rest renormalised): the search never
+    visits a root move of zero prior, so it spends every simulation on ``only``; idempotent, a
+    no-op when none of them is legal."""
     actions, priors = handle.node(handle.root)[7:9]
-    keep = np.isin(actions, only)
-    if keep.any() and not keep.all():
-        weights = np.where(keep, priors, 0.0)
-        weights = weights / weights.sum() if weights.sum() > 0 else keep / keep.sum()
+    weights = restricted_priors(actions, priors, only)
+    if weights is not None:
         search.mix_noise(handle, weights, 1.0)
 
 
@@ -188,15 +196,15 @@ class MCTS:
         rows = search.expand_roots(handles, trees[0].state.num_actions, planes)
         if rows:
             self._receive(search, planes, rows, self.root_evaluate)
-        for tree, handle in zip(trees, handles):
-            if tree.only is not None and handle.root_size > 0:
-                restrict_root(search, handle, tree.only)
         config = self.config
         if config.dirichlet_fraction > 0:
             for handle in handles:
                 if handle.root_size > 1:
                     noise = rng.dirichlet([config.dirichlet_alpha] * handle.root_size)
                     search.mix_noise(handle, noise, config.dirichlet_fraction)
+        for tree, handle in zip(trees, handles):  # after the noise, which would give the others a prior again
+            if tree.only is not None and handle.root_size > 0:
+                restrict_root(search, handle, tree.only)
         live = search.begin(handles, budget)
         budgets = [handle.budget for handle in handles]  # less what the mate probe cost
         if config.gumbel:

@@ -155,6 +155,17 @@ def check_not_over(state: GameState) -> None:
         raise ValueError(f"the game is over ({outcome.termination.value}): there is no move to choose")
 
 
+def restricted_priors(actions: np.ndarray, priors: np.ndarray, only: np.ndarray) -> np.ndarray | None:
+    """The root priors (n,) with the moves not in ``only`` zeroed and the rest renormalised (evenly
+    where their priors are all zero), or None when nothing changes (all or none of them legal).
+    Both searches never search a root move of zero prior, so the simulations go to ``only``."""
+    keep = np.isin(actions, only)
+    if not keep.any() or keep.all():
+        return None
+    weights = np.where(keep, priors, 0.0)
+    return weights / weights.sum() if weights.sum() > 0 else keep / keep.sum()
+
+
 def sample_visits(visits: np.ndarray, temperature: float, rng: np.random.Generator) -> int:
     """An index drawn with probability proportional to ``visits ** (1 / temperature)`` (uniform
     when nothing was visited, as at a root reached by ``advance``)."""

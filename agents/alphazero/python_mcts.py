@@ -29,6 +29,7 @@ from agents.alphazero.mcts_config import (
     PolicyOutput,
     check_not_over,
     quantize_planes,
+    restricted_priors,
     root_statistics,
     sample_visits,
     temperatures,
@@ -151,11 +152,23 @@ class PythonSearchTree:
         self._phase_target = 0.0
         self.forced: int | None = None
         """the forced win the last search's mate probe found at the root (its action), else None"""
+        self._only: np.ndarray | None = None
 
     @property
     def state(self) -> GameState:
         """The game searched (the tree walks it; play moves with :meth:`advance`)."""
         return self._state
+
+    @property
+    def only(self) -> np.ndarray | None:
+        """The root moves to search (None: all), as :attr:`agents.alphazero.mcts.SearchTree.only`."""
+        return self._only
+
+    @only.setter
+    def only(self, actions: np.ndarray | None) -> None:
+        self.root = None
+        self._gumbel = self._candidates = self.forced = None
+        self._only = None if actions is None else np.asarray(actions, dtype=np.int64)
 
     @property
     def node(self) -> Node:
@@ -173,7 +186,7 @@ class PythonSearchTree:
                 child = self.root.children[int(index[0])]
         self._state.apply(action)
         self.root = child
-        self._gumbel = self._candidates = self.forced = None
+        self._gumbel = self._candidates = self.forced = self._only = None
 
 
 class _Pending:
@@ -303,6 +316,11 @@ class PythonMCTS:
                     noise = self.rng.dirichlet([self.config.dirichlet_alpha] * len(root.actions))
                     fraction = self.config.dirichlet_fraction
                     root.priors = (1 - fraction) * root.priors + fraction * noise
+        for tree in trees:
+            if tree.only is not None:
+                weights = restricted_priors(tree.node.actions, tree.node.priors, tree.only)
+                if weights is not None:
+                    tree.node.priors = weights
 
     def _leaf(self, tree: PythonSearchTree, path: list, parent: Node | None, index: int) -> Node | _Pending:
         """A node for the tree's current state: built at once if terminal or cached, else pending."""
@@ -430,6 +448,8 @@ class PythonMCTS:
         q = np.where(node.visits > 0, node.values / np.maximum(node.visits, 1e-9), unvisited)
         u = c * node.priors * math.sqrt(max(total, 1.0)) / (1.0 + node.visits)
         score = q + u
+        if is_root and (node.priors > 0).any():
+            score[node.priors <= 0] = -np.inf  # a restricted root's other moves are never searched
         for i, child in enumerate(node.children):
             if child is not None and child.proven is not None and child.proven[node.player] <= -1.0:
                 score[i] -= 1e6  # a proven loss is chosen only when nothing else is left
@@ -442,8 +462,11 @@ class PythonMCTS:
         gumbel = self.rng.gumbel(size=len(root.actions))
         considered = min(self.config.gumbel_considered, len(root.actions))
         scores = gumbel + np.log(np.maximum(root.priors, 1e-12))
+        if (root.priors > 0).any():  # a restricted root's other moves are never candidates
+            considered = min(considered, int((root.priors > 0).sum()))
+            scores[root.priors <= 0] = -np.inf
         tree._gumbel = gumbel
-        tree._candidates = np.argsort(-scores)[:considered]
+        tree._candidates = np.argsort(-scores, kind="stable")[:considered]
         phases = max(1, math.ceil(math.log2(considered)))
         tree._phase_visits = max(1, budget // (phases * considered))  # visits per candidate per phase
         tree._phase_target = root.visits[tree._candidates].min() + tree._phase_visits

@@ -627,10 +627,17 @@ class Search {
         if (budget < 0) throw std::invalid_argument("the simulation budget must be >= 0");
         check_finite(noise, size, "gumbel noise");
         tree.gumbel.assign(noise, noise + size);
+        // A root move of zero prior (one a restricted root left out) is never a candidate.
+        const bool bar_zero = any_prior(tree, r);
         int considered = std::min(considered_max, r.count);
         std::vector<double> scores(size);
-        for (int k = 0; k < r.count; ++k)
-            scores[std::size_t(k)] = noise[k] + std::log(std::max(tree.prior[std::size_t(r.first + k)], 1e-12));
+        int allowed = 0;
+        for (int k = 0; k < r.count; ++k) {
+            const double p = tree.prior[std::size_t(r.first + k)];
+            scores[std::size_t(k)] = bar_zero && p <= 0.0 ? -INFINITY : noise[k] + std::log(std::max(p, 1e-12));
+            allowed += !bar_zero || p > 0.0;
+        }
+        considered = std::min(considered, allowed);
         std::vector<int> order(size);
         for (int k = 0; k < r.count; ++k) order[std::size_t(k)] = k;
         std::stable_sort(order.begin(), order.end(),
@@ -1082,8 +1089,11 @@ class Search {
         // falls as the prior rises when c >= 0: one whose prior is no higher than an earlier
         // unvisited one's cannot be strictly better (the first maximum wins), so it is skipped.
         double unvisited_prior = c >= 0 ? -INFINITY : INFINITY;
+        // A root move of zero prior (one a restricted root left out) is never searched.
+        const bool bar_zero = is_root && any_prior(tree, node);
         for (int k = 0; k < node.count; ++k) {
             std::size_t e = first + std::size_t(k);
+            if (bar_zero && tree.prior[e] <= 0.0) continue;
             double v = tree.visits[e];
             int ch = tree.child[e];
             if (v == 0 && ch < 0 && unvisited_prior < INFINITY) {
@@ -1099,6 +1109,13 @@ class Search {
             }
         }
         return best;
+    }
+
+    // Whether some edge of `node` has a prior above zero.
+    static bool any_prior(const Tree<G>& tree, const Node& node) {
+        for (int k = 0; k < node.count; ++k)
+            if (tree.prior[std::size_t(node.first + k)] > 0.0) return true;
+        return false;
     }
 
     static double min_candidate_visits(const Tree<G>& tree) {

@@ -75,9 +75,17 @@ def assert_same_output(native: PolicyOutput, python: PolicyOutput, what: str) ->
     np.testing.assert_array_equal(native.score, python.score, err_msg=what)
 
 
-def play_both(game: str, config: MCTSConfig, texts: list[str], moves: int, temperature: float | list[float]) -> None:
+def play_both(
+    game: str,
+    config: MCTSConfig,
+    texts: list[str],
+    moves: int,
+    temperature: float | list[float],
+    restrict: int = 0,
+) -> None:
     """``moves`` moves of every game, each chosen by one policy() call of each search (games that
-    end drop out of the batch); ``temperature`` is one for all or one per game."""
+    end drop out of the batch); ``temperature`` is one for all or one per game; ``restrict`` > 0
+    limits each search to that many of the legal moves (UCI's ``searchmoves``), none visited outside."""
     players = PLAYERS[game]
     evaluate = hashed(new_state(game).num_actions, 1 if players == 2 else players)
     native = MCTS(evaluate, players, config)
@@ -91,9 +99,18 @@ def play_both(game: str, config: MCTSConfig, texts: list[str], moves: int, tempe
         if not live:
             break
         temps = [temperatures[i] for i in live]
+        for i in live:
+            if restrict:
+                legal = np.asarray(python_trees[i].state.legal_actions(), dtype=np.int64)
+                only = np.sort(np.random.default_rng(move * 31 + i).permutation(legal)[:restrict])
+                native_trees[i].only, python_trees[i].only = only, only.copy()
         a = native.policy([native_trees[i] for i in live], native_rng, temperature=temps)
         b = python.policy([python_trees[i] for i in live], python_rng, temperature=temps)
         assert_same_output(a, b, f"move {move} of {[python_trees[i].state.to_text() for i in live]}")
+        if restrict:
+            for k, i in enumerate(live):
+                outside = ~np.isin(a.legal_actions[k], native_trees[i].only)  # the tree started afresh
+                assert a.action[k] in native_trees[i].only and not a.visit_counts[k][outside].any()
         for i, action in zip(live, a.action.tolist()):
             native_trees[i].advance(action)
             python_trees[i].advance(action)
@@ -121,6 +138,16 @@ CONFIGS = {
 def test_native_search_matches_the_python_search(game, config):
     count = 2 if game == "four_player" else 4
     play_both(game, config, positions(game, count, seed=len(game)), moves=3, temperature=1.0)
+
+
+RESTRICTED = ["one leaf, no cache", "self-play noise", "gumbel", "no root fpu, large virtual loss"]
+
+
+@pytest.mark.parametrize("config", [CONFIGS[name] for name in RESTRICTED], ids=RESTRICTED)
+@pytest.mark.parametrize("game", ["los_alamos", "chess"])
+def test_a_restricted_root_is_searched_alike_and_nothing_else_is_visited(game, config):
+    # the default root first-play urgency (1.0) once tried every left-out move; now none is searched
+    play_both(game, config, positions(game, 3, seed=11), moves=3, temperature=0.0, restrict=3)
 
 
 @pytest.mark.parametrize("config", [CONFIGS["eight leaves, cache"], CONFIGS["gumbel"]], ids=["puct", "gumbel"])

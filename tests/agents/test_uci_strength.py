@@ -76,16 +76,16 @@ def test_searchmoves_searches_and_chooses_only_the_moves_named():
     assert any("e2e5 is not legal" in line for line in output)
 
 
-def test_a_search_restricted_to_some_moves_spends_its_simulations_on_them():
-    # the shipped agent, as UCI builds it (no root first-play urgency: see restrict_root)
-    agent = make_agent(shipped_agent("chess", sims=16), "chess")
+@pytest.mark.parametrize("options", ["", "&root_fpu=1.0"], ids=["as shipped", "root first-play urgency"])
+def test_a_search_restricted_to_some_moves_spends_its_simulations_on_them(options):
+    # a root first-play urgency once tried each left-out move and chose some again on their values
+    agent = make_agent(shipped_agent("chess", sims=16) + options, "chess")
     state = new_state("chess")
     allowed = tuple(state.move_to_action(m) for m in ("a2a3", "b1a3"))
     thought = agent.think(state, SearchLimits(nodes=128, moves=allowed))
     root = agent._tree.root
     outside = ~np.isin(root.actions, allowed)
     assert thought.action in allowed
-    assert root.visits[outside].max() <= 1  # zeroed priors: first-play urgency 0 tries each other move once at most
-    assert root.visits[~outside].sum() >= 128 - outside.sum()
+    assert not root.visits[outside].any() and root.visits[~outside].sum() == 128
     full = agent.think(state, SearchLimits(nodes=128))  # unrestricted again: a new tree
     assert state.action_to_move(full.action) not in ("a2a3", "b1a3")
