@@ -6,14 +6,15 @@ game with each agent on each side. Games for more seats (four-player chess) are 
 tables: every group of ``num_players`` agents, or with fewer agents every pair seated
 alternately (``a b a b``, partners opposite in Teams); each opening is played once per
 rotation of the seats, so every agent sits in every seat equally often. Finished games are
-appended to ``<out>/games.jsonl`` as they end, so a rerun with the same settings plays only
-the missing games.
+appended to ``<out>/games.jsonl`` as they end, so a rerun with the same settings (and the same
+networks: their SHA-256 is kept in ``<out>/agent_files.json``) plays only the missing games.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import hashlib
 import json
 import multiprocessing
 import multiprocessing.util
@@ -31,7 +32,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from agents.base import Agent, make_agent
+from agents.base import Agent, AgentSpec, make_agent
+from agents.shipped import checkpoint_path
 from chess_envs.files import write_text_atomic
 from chess_envs.registry import GameRecord as GameEntry
 from chess_envs.registry import get_game, register_game
@@ -40,6 +42,7 @@ from evaluate.results import LiveGame, ResultsWriter, end_live, read_results
 
 RESULTS_FILE = "games.jsonl"
 CONFIG_FILE = "tournament.json"
+FILES_FILE = "agent_files.json"
 
 
 @dataclass
@@ -248,7 +251,8 @@ def check_agents(config: TournamentConfig) -> None:
 
 
 def prepare_output(config: TournamentConfig, out: Path) -> None:
-    """Create ``out`` with the config, or check that it holds this same tournament."""
+    """Create ``out`` with the config, or check that it holds this same tournament: the same
+    settings, and the same contents of every file an agent names (:data:`FILES_FILE`)."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / CONFIG_FILE
     wanted = asdict(config)
@@ -267,6 +271,33 @@ def prepare_output(config: TournamentConfig, out: Path) -> None:
             )
     else:
         write_text_atomic(path, json.dumps(wanted, indent=2))
+    files, files_path = agent_files(config.agents), out / FILES_FILE
+    if files_path.exists():
+        stored_files = json.loads(files_path.read_text(encoding="utf-8"))
+        changed = [spec for spec, file in files.items() if stored_files.get(spec, file)["sha256"] != file["sha256"]]
+        if changed:
+            raise ValueError(
+                f"{out} was played with other contents of {', '.join(files[spec]['path'] for spec in changed)} "
+                f"(agents {', '.join(changed)}): its games are not these agents'; choose another --out, "
+                "or put the files back to resume"
+            )
+    write_text_atomic(files_path, json.dumps(files, indent=2))
+
+
+def agent_files(agents: list[str]) -> dict[str, dict[str, str]]:
+    """The file each agent spec names (a checkpoint, an engine), with its SHA-256: a resumed
+    tournament must go on with the same players, not a file rewritten under the same name."""
+    files = {}
+    for spec in agents:
+        name = AgentSpec.parse(spec).path
+        path = checkpoint_path(name) if name else None
+        if path is not None and path.is_file():
+            digest = hashlib.sha256()
+            with path.open("rb") as file:
+                for block in iter(lambda: file.read(1 << 20), b""):
+                    digest.update(block)
+            files[spec] = {"path": str(name), "sha256": digest.hexdigest()}
+    return files
 
 
 def run_tournament(

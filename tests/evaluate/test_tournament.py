@@ -19,6 +19,7 @@ from evaluate.report import pairwise_results, pgn
 from evaluate.results import LiveGame, end_live, read_live, read_live_game, read_results
 from evaluate.tournament import RESULTS_FILE, TournamentConfig, run_tournament, schedule, tables
 from tests.agents.test_agents import DYING_ENGINE, needs_fairy, needs_stockfish
+from tests.agents.test_uci import tiny_checkpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -92,6 +93,17 @@ def test_out_folder_of_another_tournament_is_refused(tmp_path):
     run_tournament(config(["random", "greedy"], games_per_pair=2), tmp_path, progress=False)
     with pytest.raises(ValueError, match="holds a different tournament"):
         run_tournament(config(["random", "greedy?seed=1"], games_per_pair=2), tmp_path, progress=False)
+
+
+def test_a_network_rewritten_under_the_same_name_is_not_resumed_as_the_same_player(tmp_path):
+    network = tiny_checkpoint(tmp_path / "net.pt", "los_alamos")
+    cfg = config([f"alphazero:{network}?sims=2", "random?seed=1"], games_per_pair=2)
+    run_tournament(cfg, tmp_path / "out", progress=False)
+    assert len(run_tournament(cfg, tmp_path / "out", progress=False)) == 2  # the same file resumes
+    tiny_checkpoint(network, "los_alamos")  # other weights, same path
+    with pytest.raises(ValueError, match=r"other contents of .*net\.pt .*choose another --out"):
+        run_tournament(cfg, tmp_path / "out", progress=False)
+    assert len(read_results(tmp_path / "out" / RESULTS_FILE)) == 2  # the games played stay
 
 
 @pytest.mark.parametrize(
