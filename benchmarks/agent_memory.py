@@ -1,9 +1,9 @@
 """Peak memory (RSS) of AlphaZero agents through long tournaments: the evaluation cache is bounded.
 
-Two tournaments run through ``evaluate.tournament`` with two worker processes, each worker
+Two tournaments run through ``chess_envs.arena.tournament`` with two worker processes, each worker
 holding its own agents:
 
-* Los Alamos: the shipped network (``agents/networks/los_alamos.pt``) at 200 simulations a move
+* Los Alamos: the shipped network (``chess_envs/agents/networks/los_alamos.pt``) at 200 simulations a move
   against greedy, 100 games;
 * four-player FFA: a network of the ``four_player`` training preset's size (random weights: no
   four-player network is shipped yet, and memory does not depend on the weights) at 200
@@ -26,12 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.alphazero.checkpoint import save_checkpoint  # noqa: E402
-from agents.alphazero.network import AlphaZeroNet, NetworkConfig  # noqa: E402
-from agents.shipped import shipped_checkpoint  # noqa: E402
+from chess_envs.agents.alphazero.checkpoint import save_checkpoint  # noqa: E402
+from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig  # noqa: E402
+from chess_envs.agents.shipped import shipped_checkpoint  # noqa: E402
+from chess_envs.arena.game import random_openings  # noqa: E402
+from chess_envs.arena.tournament import TournamentConfig, run_tournament  # noqa: E402
 from chess_envs.registry import new_state  # noqa: E402
-from evaluate.game import random_openings  # noqa: E402
-from evaluate.tournament import TournamentConfig, run_tournament  # noqa: E402
 
 
 def four_player_checkpoint(folder: Path) -> Path:

@@ -36,13 +36,13 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from agents.alphazero.checkpoint import load_network
-from agents.alphazero.network import AlphaZeroNet, fused_for_inference
-from agents.alphazero.onnx import onnx_bytes
-from agents.alphazero.openvino_net import compile_network
-from agents.shipped import FOLDER, shipped_checkpoint
+from chess_envs.agents.alphazero.checkpoint import load_network
+from chess_envs.agents.alphazero.network import AlphaZeroNet, fused_for_inference
+from chess_envs.agents.alphazero.onnx import onnx_bytes
+from chess_envs.agents.alphazero.openvino_net import compile_network
+from chess_envs.agents.shipped import FOLDER, shipped_checkpoint
+from chess_envs.arena.game import read_openings, shipped_book
 from chess_envs.registry import new_state
-from evaluate.game import read_openings, shipped_book
 
 Forward = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 """planes ``[B, C, H, W]`` float32 -> (logits ``[B, A]``, values ``[B, V]``)"""
@@ -121,7 +121,7 @@ def quantized(model: bytes, calibration: np.ndarray) -> bytes:
 def nncf_forward(network: AlphaZeroNet, calibration: np.ndarray, threads: int, trunk_only: bool) -> Forward:
     """``network`` built for OpenVINO and quantized to int8 by NNCF (activations calibrated on
     ``calibration``); with ``trunk_only``, the stem convolution and both heads stay at float."""
-    from agents.alphazero.openvino_net import compile_model, graph, openvino_module, telemetry_hidden
+    from chess_envs.agents.alphazero.openvino_net import compile_model, graph, openvino_module, telemetry_hidden
 
     openvino = openvino_module()
     with telemetry_hidden():
@@ -140,7 +140,7 @@ def nncf_forward(network: AlphaZeroNet, calibration: np.ndarray, threads: int, t
 
 
 def openvino_forward(model: bytes, threads: int) -> Forward:
-    from agents.alphazero.openvino_net import shared_core
+    from chess_envs.agents.alphazero.openvino_net import shared_core
 
     core = shared_core()
     compiled = core.compile_model(core.read_model(model), "CPU", {"INFERENCE_NUM_THREADS": threads})

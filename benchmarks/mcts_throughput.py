@@ -1,13 +1,13 @@
 """MCTS throughput: the native search against the Python one, with a free and a real network.
 
-Each search is one call of the search API, ``policy(trees, rng)`` (:class:`~agents.alphazero.mcts.MCTS`
-or :class:`~agents.alphazero.python_mcts.PythonMCTS`): the simulations, then the move chosen in
+Each search is one call of the search API, ``policy(trees, rng)`` (:class:`~chess_envs.search.mcts.MCTS`
+or :class:`~chess_envs.search.python_mcts.PythonMCTS`): the simulations, then the move chosen in
 every tree and its root statistics read (the ``PolicyOutput``), which is what a search costs.
 
 * free network (``--free-games`` games per game type): an evaluator that costs nothing (constant
   outputs), so the numbers are the search and game code alone, planes as self-play hands them
   (``--planes uint8``, the default; ``float32`` for the config's default). Native search against the
-  Python search (``agents/alphazero/python_mcts.py``), same positions, same settings, for Los
+  Python search (``chess_envs/search/python_mcts.py``), same positions, same settings, for Los
   Alamos, chess and four-player chess; the ratio is native / Python. The native search runs with one
   thread and with ``--threads`` (default: the CPU count) descending trees in parallel; the Python
   search has one.
@@ -32,11 +32,11 @@ import time
 import numpy as np
 import torch
 
-from agents.alphazero.agent import NetworkEvaluator
-from agents.alphazero.mcts import MCTS, MCTSConfig
-from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
-from agents.alphazero.python_mcts import PythonMCTS
+from chess_envs.agents.alphazero.agent import NetworkEvaluator
+from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
 from chess_envs.registry import new_state
+from chess_envs.search.mcts import MCTS, MCTSConfig
+from chess_envs.search.python_mcts import PythonMCTS
 
 GAMES = ("los_alamos", "chess", "four_player")
 

@@ -4,7 +4,7 @@ the whole-file rewrite of 0.2, on the same buffer in the same run.
 The buffer holds ``--positions`` positions of ``--game`` (four-player chess: 24 KB of planes
 each, 3.5 GB at 144k); between two checkpoints a run adds ``--per-save`` of them (the
 four_player preset: 32 games x 8 moves per iteration, 300 learner steps at 8 per iteration =
-9,600). Each save is timed after that many new positions: the store of :mod:`train.replay`
+9,600). Each save is timed after that many new positions: the store of :mod:`chess_envs.train.alphazero.replay`
 appends them as one chunk and rewrites its index; 0.2 wrote every position again into one
 ``replay.npz`` (the same ``np.savez`` of the filled rows through ``write_atomic``, with fsync).
 
@@ -24,7 +24,7 @@ import numpy as np
 
 from chess_envs.files import write_atomic
 from chess_envs.registry import new_state
-from train.replay import ARRAYS, ReplayBuffer
+from chess_envs.train.alphazero.replay import ARRAYS, ReplayBuffer
 
 
 def fill(buffer: ReplayBuffer, count: int, rng: np.random.Generator) -> None:

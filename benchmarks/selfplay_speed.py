@@ -1,6 +1,6 @@
 """Self-play games per minute at a training preset, with the shipped network of its game.
 
-Self-play as ``python -m train.alphazero --preset los_alamos`` runs it (the preset's games in
+Self-play as ``python -m chess_envs.train.alphazero --preset los_alamos`` runs it (the preset's games in
 parallel, simulations, leaves per tree, cache and uint8 planes; root noise and temperature as in
 training) with the weights of ``checkpoints/<game>.pt``, so the games look like a trained run's.
 Every run plays the same seeded moves; the figure is the games finished per minute of wall time
@@ -20,13 +20,13 @@ import time
 
 import numpy as np
 
-from agents.alphazero.agent import RUNTIMES, NetworkEvaluator
-from agents.alphazero.checkpoint import load_network
-from agents.alphazero.network import resolve_device
-from agents.shipped import shipped_checkpoint
-from train.alphazero_config import PRESETS, AlphaZeroConfig, self_play_search
-from train.config import build
-from train.selfplay import SelfPlay
+from chess_envs.agents.alphazero.agent import RUNTIMES, NetworkEvaluator
+from chess_envs.agents.alphazero.checkpoint import load_network
+from chess_envs.agents.alphazero.network import resolve_device
+from chess_envs.agents.shipped import shipped_checkpoint
+from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig, self_play_search
+from chess_envs.train.alphazero.selfplay import SelfPlay
+from chess_envs.train.config import build
 
 
 def games_per_minute(args: AlphaZeroConfig, moves: int, seed: int) -> tuple[float, int, float]:

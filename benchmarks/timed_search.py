@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import SearchingAgent, SearchLimits, make_agent
+from chess_envs.agents.base import SearchingAgent, SearchLimits, make_agent
+from chess_envs.arena.game import read_openings, shipped_book
 from chess_envs.registry import new_state
-from evaluate.game import read_openings, shipped_book
 
 
 def played_positions(path: Path, game: str, every: int, limit: int) -> list[str]:

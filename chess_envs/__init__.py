@@ -27,7 +27,7 @@ __all__ = [
     "get_game",
     "register_game",
 ]
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 ENV_IDS = {record.env_id: record.name for record in registered_games()}
 """Gymnasium id -> game name, of the games registered when the package was imported."""

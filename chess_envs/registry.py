@@ -83,7 +83,7 @@ class GameRecord:
     uci_variant: str | None = None
     """the ``UCI_Variant`` value that selects the game (Fairy-Stockfish's names); None: not over UCI"""
     engines: tuple[str, ...] = ()
-    """engine agents (``agents.engine``) that play the game"""
+    """engine agents (``chess_envs.agents.engine``) that play the game"""
     options: tuple[GameOption, ...] = ()
     """rule options agents, tournaments and command lines may set"""
     gym_kwargs: Mapping[str, Any] = field(default_factory=dict)

@@ -262,8 +262,8 @@ def test_puzzles_prints_a_solve_rate_per_category():
 
 
 def test_value_calibration_scores_a_four_player_network_per_seat(tmp_path):
-    from agents.alphazero.checkpoint import save_checkpoint
-    from agents.alphazero.network import AlphaZeroNet, NetworkConfig
+    from chess_envs.agents.alphazero.checkpoint import save_checkpoint
+    from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig
     from chess_envs.registry import new_state
 
     state = new_state("four_player")

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 import torch
 
-import train.alphazero
-import train.dqn
-from agents import make_agent
-from agents.alphazero import checkpoint as checkpoint_cli
+import chess_envs.train.alphazero
+import chess_envs.train.dqn
+from chess_envs.agents import make_agent
+from chess_envs.agents.alphazero import checkpoint as checkpoint_cli
 from tests.agents.test_uci import ROOT, tiny_checkpoint
 
 
@@ -50,7 +50,7 @@ def _exit(main: Callable[[list[str]], object], argv: list[str], capsys: pytest.C
     return exited.value.code, capsys.readouterr().err  # type: ignore[return-value]
 
 
-TRAINERS = {"alphazero": train.alphazero.main, "dqn": train.dqn.main}
+TRAINERS = {"alphazero": chess_envs.train.alphazero.main, "dqn": chess_envs.train.dqn.main}
 
 
 def _train(trainer: str, capsys: pytest.CaptureFixture, *flags: str) -> tuple[int, str]:
@@ -104,7 +104,7 @@ def test_export_to_an_unwritable_path(tmp_path: Path, blocked: Path, capsys) -> 
 
 
 def test_play_checks_the_pgn_path_before_the_first_move(blocked: Path, monkeypatch, capsys) -> None:
-    import evaluate.__main__ as cli
+    import chess_envs.apps.arena_cli as cli
 
     monkeypatch.setattr("sys.stdin", io.StringIO("b2b3\nquit\n"))
     with pytest.raises(SystemExit) as exited:
@@ -114,7 +114,7 @@ def test_play_checks_the_pgn_path_before_the_first_move(blocked: Path, monkeypat
 
 
 def test_a_finished_game_is_kept_when_its_pgn_cannot_be_written(tmp_path: Path, monkeypatch, capsys) -> None:
-    import evaluate.__main__ as cli
+    import chess_envs.apps.arena_cli as cli
 
     real_save = cli.save_pgn
     wanted = tmp_path / "game.pgn"

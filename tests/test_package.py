@@ -61,7 +61,7 @@ def test_an_sdist_and_a_wheel_build(dist) -> None:
     assert sdist.name.startswith("chess_envs-") and wheel.name.startswith("chess_envs-")
     listing = run([sys.executable, "-m", "zipfile", "-l", str(wheel)]).stdout
     for name in ("chess", "los_alamos", "four_player"):
-        assert f"agents/networks/{name}.pt" in listing, "the shipped networks are package data"
+        assert f"chess_envs/agents/networks/{name}.pt" in listing, "the shipped networks are package data"
     assert "chess_envs/_core.pyi" in listing and "chess_envs/py.typed" in listing, "the native module's types"
 
 
@@ -101,7 +101,7 @@ def test_the_environments_install_and_run_without_torch(dist, tmp_path) -> None:
     refused = subprocess.run([command, "serve"], capture_output=True, text=True, **outside(tmp_path))
     assert refused.returncode == 2 and "needs the [web] extra" in refused.stderr
     network = subprocess.run(
-        [str(python), "-c", "from agents import make_agent; make_agent('alphazero', 'chess')"],
+        [str(python), "-c", "from chess_envs.agents import make_agent; make_agent('alphazero', 'chess')"],
         capture_output=True,
         text=True,
         **outside(tmp_path),
@@ -138,8 +138,8 @@ def test_with_torch_and_the_agents_extra_the_shipped_networks_play(agents_python
     assert lines[-1].startswith("bestmove ")
     found = textwrap.dedent(
         """
-        from agents.shipped import shipped_agent, shipped_checkpoint
-        from agents import make_agent
+        from chess_envs.agents.shipped import shipped_agent, shipped_checkpoint
+        from chess_envs.agents import make_agent
         from chess_envs.registry import new_state
         for game in ("chess", "los_alamos", "four_player"):
             assert shipped_checkpoint(game).is_file() and "site-packages" in str(shipped_checkpoint(game))

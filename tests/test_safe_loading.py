@@ -20,11 +20,11 @@ import numpy as np
 import pytest
 import torch
 
-from agents import make_agent
-from agents.alphazero.checkpoint import CheckpointError, load_network, save_checkpoint
-from agents.alphazero.network import NetworkConfig
-from agents.base import AgentError
-from agents.dqn import FORMAT, DQNCheckpointError, read_checkpoint
+from chess_envs.agents import make_agent
+from chess_envs.agents.alphazero.checkpoint import CheckpointError, load_network, save_checkpoint
+from chess_envs.agents.alphazero.network import NetworkConfig
+from chess_envs.agents.base import AgentError
+from chess_envs.agents.dqn import FORMAT, DQNCheckpointError, read_checkpoint
 from chess_envs.registry import new_state
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,7 +68,7 @@ def test_make_agent_refuses_a_crafted_zip_without_unpickling(evil, game: str) ->
 def test_uci_answers_and_never_unpickles(evil) -> None:
     path, marker = evil
     result = subprocess.run(
-        [sys.executable, "-m", "agents.uci", "--agent", f"dqn:{path}"],
+        [sys.executable, "-m", "chess_envs.apps.uci", "--agent", f"dqn:{path}"],
         input=b"uci\nisready\nposition startpos\ngo nodes 1\nquit\n",
         capture_output=True,
         cwd=ROOT,
@@ -80,7 +80,7 @@ def test_uci_answers_and_never_unpickles(evil) -> None:
 
 
 def test_tournament_refuses_the_crafted_zip(evil, tmp_path: Path, capsys) -> None:
-    from evaluate.__main__ import main
+    from chess_envs.apps.arena_cli import main
 
     path, marker = evil
     argv = ["tournament", "--game", "los_alamos", "--agents", "random", f"dqn:{path}", "--games-per-pair", "2"]
@@ -91,7 +91,7 @@ def test_tournament_refuses_the_crafted_zip(evil, tmp_path: Path, capsys) -> Non
 
 
 def test_play_refuses_the_crafted_zip(evil, capsys, monkeypatch) -> None:
-    from evaluate.__main__ import main
+    from chess_envs.apps.arena_cli import main
 
     path, marker = evil
     monkeypatch.setattr("sys.stdin", io.StringIO(""))  # never read: the agent is refused first
@@ -102,7 +102,7 @@ def test_play_refuses_the_crafted_zip(evil, capsys, monkeypatch) -> None:
 
 
 def _train(tmp_path: Path, *flags: str) -> Path:
-    from train.dqn import main
+    from chess_envs.train.dqn import main
 
     base = ["--preset", "smoke", "--runs-dir", str(tmp_path), "--run-name", "r", "--progress", "false"]
     return main([*base, "--eval-every", "0", *flags])

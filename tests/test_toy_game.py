@@ -12,14 +12,14 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
-from agents.alphazero.mcts_config import MCTSConfig
-from agents.alphazero.python_mcts import PythonMCTS
-from agents.alphazero.search_agent import new_search
+from chess_envs.agents.search_agent import new_search
+from chess_envs.arena.report import pgn
+from chess_envs.arena.tournament import TournamentConfig, run_tournament
 from chess_envs.pettingzoo.aec_env import make_env_functions
 from chess_envs.registry import game_names, get_game, new_state, register_game
+from chess_envs.search.python_mcts import PythonMCTS
+from chess_envs.search.settings import MCTSConfig
 from chess_envs.vector_env import GameVectorEnv
-from evaluate.report import pgn
-from evaluate.tournament import TournamentConfig, run_tournament
 from tests import toy_game
 
 toy_game.register()

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import torch
 
-from agents.base import make_agent
-from agents.shipped import shipped_agent
+from chess_envs.agents.base import make_agent
+from chess_envs.agents.shipped import shipped_agent
 from chess_envs.registry import new_state
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "shipped_moves.json"

@@ -9,9 +9,9 @@ import textwrap
 
 import pytest
 
-from agents import AgentError, AgentSpec, make_agent
 from chess_envs import ChessState, LosAlamosState
-from evaluate.game import play_game
+from chess_envs.agents import AgentError, AgentSpec, make_agent
+from chess_envs.arena.game import play_game
 
 STOCKFISH = shutil.which("stockfish") or shutil.which("stockfish", path="/usr/games")
 FAIRY = shutil.which("fairy-stockfish") or shutil.which("fairy-stockfish", path="/usr/games")
@@ -188,7 +188,7 @@ def test_engine_that_dies_mid_game_forfeits_with_the_reason(dying_engine):
 
 
 def test_a_type_error_inside_a_factory_is_not_called_bad_options():
-    from agents.base import _FACTORIES, register_agent
+    from chess_envs.agents.base import _FACTORIES, register_agent
 
     @register_agent("raises-type-error")
     def factory(game: str, path: str | None = None, depth: str = "1"):

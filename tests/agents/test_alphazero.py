@@ -9,14 +9,20 @@ import numpy as np
 import pytest
 import torch
 
-from agents import make_agent
-from agents.alphazero.agent import AlphaZeroAgent, PolicyTemperature, team_values
-from agents.alphazero.checkpoint import FORMAT, CheckpointError, load_checkpoint, load_network, save_checkpoint
-from agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
-from agents.base import SearchingAgent, SearchLimits
+from chess_envs.agents import make_agent
+from chess_envs.agents.alphazero.agent import AlphaZeroAgent, PolicyTemperature, team_values
+from chess_envs.agents.alphazero.checkpoint import (
+    FORMAT,
+    CheckpointError,
+    load_checkpoint,
+    load_network,
+    save_checkpoint,
+)
+from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
+from chess_envs.agents.base import SearchingAgent, SearchLimits
+from chess_envs.arena.game import play_game
 from chess_envs.registry import new_state
 from chess_envs.standard import ChessState
-from evaluate.game import play_game
 
 
 def network_for(game: str, **sizes) -> AlphaZeroNet:

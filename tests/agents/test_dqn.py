@@ -8,15 +8,15 @@ import torch
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-import train.dqn_checkpoint as dqn_checkpoint
-import train.dqn_learner as dqn
-from agents import make_agent
-from agents.base import AgentError
-from agents.dqn import DQNCheckpointError, DuelingHead, read_checkpoint
+import chess_envs.train.dqn.checkpoint as dqn_checkpoint
+import chess_envs.train.dqn.learner as dqn
 from chess_envs import LosAlamosState
+from chess_envs.agents import make_agent
+from chess_envs.agents.base import AgentError
+from chess_envs.agents.dqn import DQNCheckpointError, DuelingHead, read_checkpoint
 from chess_envs.gym_env import GameEnv
-from train.dqn_checkpoint import restore_model, save_model
-from train.dqn_learner import CompactReplayBuffer, MaskableDQN, masked_max
+from chess_envs.train.dqn.checkpoint import restore_model, save_model
+from chess_envs.train.dqn.learner import CompactReplayBuffer, MaskableDQN, masked_max
 
 
 def tiny_model(env, **kwargs) -> MaskableDQN:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.alphazero.material import BlendedEvaluator, MaterialEvaluator
-from agents.alphazero.mcts_config import quantize_planes
-from agents.base import SearchingAgent, SearchLimits, make_agent
-from agents.shipped import shipped_agent
+from chess_envs.agents.base import SearchingAgent, SearchLimits, make_agent
+from chess_envs.agents.four_player.material import BlendedEvaluator, MaterialEvaluator
+from chess_envs.agents.shipped import shipped_agent
 from chess_envs.registry import new_state
+from chess_envs.search.settings import quantize_planes
 
 START = new_state("four_player").to_text()
 # Yellow's queen taken by Red, who has the 9 points for it.

@@ -12,14 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
-from agents.alphazero.mcts_config import PolicyOutput
-from agents.alphazero.python_mcts import PythonMCTS, PythonSearchTree
-from agents.alphazero.search_agent import SearchAgent
-from agents.base import SearchingAgent, SearchLimits
+from chess_envs.agents.base import SearchingAgent, SearchLimits
+from chess_envs.agents.search_agent import SearchAgent
 from chess_envs.core import GameBase, Outcome, Termination
 from chess_envs.native import core
 from chess_envs.registry import new_state
+from chess_envs.search.mcts import MCTS, MCTSConfig, SearchTree
+from chess_envs.search.python_mcts import PythonMCTS, PythonSearchTree
+from chess_envs.search.settings import PolicyOutput
 from tests.los_alamos.reference import ReferenceLosAlamosState
 
 PUZZLES = Path(__file__).resolve().parents[1] / "data" / "reference" / "puzzles"
@@ -307,8 +307,8 @@ def test_cached_priors_follow_the_legal_moves_of_the_position():
 
 
 def test_agent_reset_empties_the_cache_and_reseeds(tmp_path):
-    from agents.alphazero.agent import AlphaZeroAgent
-    from agents.alphazero.network import AlphaZeroNet, NetworkConfig
+    from chess_envs.agents.alphazero.agent import AlphaZeroAgent
+    from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig
 
     state = new_state("los_alamos")
     network = AlphaZeroNet(NetworkConfig(*state.observation_shape, state.num_actions, filters=8, blocks=1))
@@ -327,9 +327,9 @@ def test_agent_reset_empties_the_cache_and_reseeds(tmp_path):
 
 
 def test_agent_takes_a_mate_in_one_the_network_would_not_try_and_never_a_stalemate():
-    from agents.alphazero.agent import AlphaZeroAgent
-    from agents.alphazero.network import AlphaZeroNet, NetworkConfig
-    from agents.alphazero.search_agent import winning_action
+    from chess_envs.agents.alphazero.agent import AlphaZeroAgent
+    from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig
+    from chess_envs.agents.search_agent import winning_action
 
     mate = new_state("chess", "r1q2rk1/pp1bn1pp/3p1p2/2b1p3/2P1P3/2N2BP1/P2P3K/R1B1q3 b - - 0 19")
     network = AlphaZeroNet(NetworkConfig(*mate.observation_shape, mate.num_actions, filters=8, blocks=1))

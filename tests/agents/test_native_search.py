@@ -16,12 +16,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.alphazero.mate_probe import PLAYS_PER_SIMULATION, MateProbe, probe_root
-from agents.alphazero.mcts import MCTS, MCTSConfig, SearchTree
-from agents.alphazero.mcts_config import PolicyOutput, quantize_planes
-from agents.alphazero.python_mcts import PythonMCTS, PythonSearchTree
 from chess_envs.native import core
 from chess_envs.registry import new_state
+from chess_envs.search.mate_probe import PLAYS_PER_SIMULATION, MateProbe, probe_root
+from chess_envs.search.mcts import MCTS, MCTSConfig, SearchTree
+from chess_envs.search.python_mcts import PythonMCTS, PythonSearchTree
+from chess_envs.search.settings import PolicyOutput, quantize_planes
 
 forced_wins = core.forced_wins
 REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference" / "puzzles"
@@ -185,7 +185,7 @@ MATES = {
 def test_the_mate_probe_finds_every_mating_move_and_matches_the_python_probe(game):
     """Every first move that forces mate within N (N = 1, 2, 3): the engine-verified puzzles, and
     the short-mate sets of real games solved exactly over python-chess / pyffish
-    (``benchmarks/make_mates.py``). The native probe finds exactly those moves and no shorter mate;
+    (``tools/make_mates.py``). The native probe finds exactly those moves and no shorter mate;
     the Python probe agrees move for move, to the count of moves played (on every fifth position:
     it is slower; not on the sanitizer build, where it would be three quarters of the test and
     checks the Python probe rather than the native code)."""

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents.alphazero.onnx import export_onnx
-from agents.base import make_agent
+from chess_envs.agents.alphazero.onnx import export_onnx
+from chess_envs.agents.base import make_agent
 from chess_envs.registry import new_state
 from tests.agents.shipped_moves import DATA
 

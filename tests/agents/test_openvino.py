@@ -15,14 +15,14 @@ import numpy as np
 import pytest
 import torch
 
-from agents import make_agent
-from agents.alphazero.agent import NetworkEvaluator
-from agents.alphazero.checkpoint import load_checkpoint, load_network
-from agents.alphazero.network import AlphaZeroNet, NetworkConfig
-from agents.alphazero.onnx import export_onnx
+from chess_envs.agents import make_agent
+from chess_envs.agents.alphazero.agent import NetworkEvaluator
+from chess_envs.agents.alphazero.checkpoint import load_checkpoint, load_network
+from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig
+from chess_envs.agents.alphazero.onnx import export_onnx
+from chess_envs.arena.game import read_openings
 from chess_envs.registry import new_state
-from evaluate.game import read_openings
-from train.alphazero import main as train_main
+from chess_envs.train.alphazero import main as train_main
 
 if not os.environ.get("CI") and importlib.util.find_spec("openvino") is None:  # CI installs it: never skip there
     pytest.skip("needs OpenVINO", allow_module_level=True)
@@ -139,7 +139,7 @@ def test_loading_an_agent_on_openvino_sends_no_telemetry(tmp_path: Path) -> None
     and usage counts in ``~/intel``, a child process posting them); an agent imports it without."""
     script = (
         "import sys\n"
-        "from agents import make_agent\n"
+        "from chess_envs.agents import make_agent\n"
         "from chess_envs.registry import new_state\n"
         "agent = make_agent('alphazero:@los_alamos?sims=8&runtime=openvino', 'los_alamos')\n"
         "agent.select_action(new_state('los_alamos'))\n"
@@ -194,7 +194,7 @@ def test_two_agents_dropped_in_the_order_made_leave_ctrl_c_and_sigterm_working()
     of its own: a failure kills that process, not the test's."""
     script = (
         "import gc, signal\n"
-        "from agents import make_agent\n"
+        "from chess_envs.agents import make_agent\n"
         "from chess_envs.registry import new_state\n"
         "state = new_state('los_alamos')\n"
         "first = make_agent('alphazero:@los_alamos?sims=8&runtime=openvino', 'los_alamos')\n"

@@ -13,9 +13,9 @@ import chess
 import chess.engine
 import pytest
 
-from agents.alphazero.checkpoint import save_checkpoint
-from agents.alphazero.network import AlphaZeroNet, NetworkConfig
-from agents.uci import UCIEngine, centipawns
+from chess_envs.agents.alphazero.checkpoint import save_checkpoint
+from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig
+from chess_envs.apps.uci import UCIEngine, centipawns
 from chess_envs.registry import new_state
 from tests.agents.test_agents import STOCKFISH, needs_stockfish
 
@@ -32,7 +32,7 @@ def tiny_checkpoint(path: Path, game: str) -> Path:
 
 
 def engine_command(*flags: str) -> list[str]:
-    return [sys.executable, "-m", "agents.uci", *flags]
+    return [sys.executable, "-m", "chess_envs.apps.uci", *flags]
 
 
 @needs_stockfish
@@ -192,7 +192,7 @@ def test_the_options_match_runners_and_lichess_bot_set_are_declared_and_honoured
 @pytest.mark.parametrize("increment", [0.0, 0.1, 2.0])
 @pytest.mark.parametrize("moves_to_go", [None, 1, 40])
 def test_the_time_for_a_move_never_spends_the_clock(left, increment, moves_to_go):
-    from agents.base import move_time
+    from chess_envs.agents.base import move_time
 
     seconds = move_time(left, increment, moves_to_go, overhead=0.1)
     assert 0 < seconds <= max(0.005, 0.5 * max(0.0, left - 0.1))
@@ -200,7 +200,7 @@ def test_the_time_for_a_move_never_spends_the_clock(left, increment, moves_to_go
 
 @pytest.mark.parametrize("overhead", [0.03, 0.1])
 def test_a_steady_lag_under_the_move_overhead_settles_the_clock_well_above_zero(overhead):
-    from agents.base import move_time
+    from chess_envs.agents.base import move_time
 
     left, increment, lag = 8.0, 0.1, overhead / 2  # each move costs its budget plus the lag
     lowest = left
@@ -219,7 +219,7 @@ def test_a_moves_time_runs_from_when_go_arrived_not_from_when_the_search_starts(
 
 
 def test_wdl_is_a_permille_split_with_the_expected_score_of_the_value():
-    from agents.uci import win_draw_loss
+    from chess_envs.apps.uci import win_draw_loss
 
     for q in (-1.0, -0.5, 0.0, 0.3, 1.0):
         win, draw, loss = win_draw_loss(q)

@@ -15,7 +15,7 @@ import pytest
 from tests.engines import require_engine
 
 pytestmark = pytest.mark.slow
-ENGINE = [sys.executable, "-m", "agents.uci"]
+ENGINE = [sys.executable, "-m", "chess_envs.apps.uci"]
 
 
 def test_a_clocked_game_against_stockfish_with_pondering(caplog) -> None:

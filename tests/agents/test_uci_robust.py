@@ -20,11 +20,11 @@ from tests.agents.test_uci import ROOT, tiny_checkpoint
 
 
 class Engine:
-    """``python -m agents.uci`` in a subprocess, read line by line with timeouts."""
+    """``python -m chess_envs.apps.uci`` in a subprocess, read line by line with timeouts."""
 
     def __init__(self, *flags: str, env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "agents.uci", *flags],
+            [sys.executable, "-m", "chess_envs.apps.uci", *flags],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 
-import agents.strength as strength
-from agents.base import SearchLimits, make_agent
-from agents.shipped import shipped_agent
-from agents.strength import Level, level_for, load_levels
-from agents.uci import UCIEngine
+import chess_envs.agents.strength as strength
+from chess_envs.agents.base import SearchLimits, make_agent
+from chess_envs.agents.shipped import shipped_agent
+from chess_envs.agents.strength import Level, level_for, load_levels
+from chess_envs.apps.uci import UCIEngine
 from chess_envs.registry import new_state
 from tests.agents.test_uci import run_lines
 

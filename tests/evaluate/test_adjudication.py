@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agents.base import SearchLimits, Thought, expected_outcome
+from chess_envs.agents.base import SearchLimits, Thought, expected_outcome
+from chess_envs.arena.game import Adjudication, play_game
+from chess_envs.arena.report import pgn
 from chess_envs.core import GameState
 from chess_envs.registry import new_state
-from evaluate.game import Adjudication, play_game
-from evaluate.report import pgn
 
 START = new_state("chess").to_text()
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import chess
 import pytest
 
+from chess_envs.arena.game import read_openings, shipped_book
 from chess_envs.registry import new_state
-from evaluate.game import read_openings, shipped_book
-from evaluate.make_book import make_book
 from tests.agents.test_agents import needs_fairy
+from tools.make_book import make_book
 
 
 def test_a_pgn_book_gives_the_position_each_game_reaches(tmp_path) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import evaluate.game
+import chess_envs.arena.game
+from chess_envs.apps.arena_cli import main
+from chess_envs.arena.game import random_openings
 from chess_envs.los_alamos import LosAlamosState
-from evaluate.__main__ import main
-from evaluate.game import random_openings
 
 
 @pytest.mark.parametrize(
@@ -38,6 +38,6 @@ def test_random_openings_give_up_after_bounded_attempts(monkeypatch) -> None:
             state.apply(int(rng.choice(state.legal_actions())))
         if state.outcome().termination.value == "checkmate":
             finished = state.to_text()
-    monkeypatch.setattr(evaluate.game, "new_state", lambda game, text=None: LosAlamosState(finished))
+    monkeypatch.setattr(chess_envs.arena.game, "new_state", lambda game, text=None: LosAlamosState(finished))
     with pytest.raises(ValueError, match="use fewer --openings-plies"):
         random_openings("los_alamos", 3, 4, seed=0)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluate.results import read_live
+from chess_envs.arena.results import read_live
 from tests.agents.test_uci import ROOT, tiny_checkpoint
 from tests.evaluate.test_reproducible import _descendants, assert_gone, games, kill_all
 

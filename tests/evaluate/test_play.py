@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agents import make_agent
-from agents.shipped import shipped_agent
+from chess_envs.agents import make_agent
+from chess_envs.agents.shipped import shipped_agent
+from chess_envs.apps.play import parse_move, play_human
 from chess_envs.registry import new_state
-from evaluate.play import parse_move, play_human
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,8 +7,8 @@ import warnings
 
 import pytest
 
-from evaluate.ratings import Rating, Result, fit_elo, likelihood_of_superiority, rate
-from evaluate.report import plot_ratings, wrapped_spec
+from chess_envs.arena.ratings import Rating, Result, fit_elo, likelihood_of_superiority, rate
+from chess_envs.arena.report import plot_ratings, wrapped_spec
 
 
 def games(first: str, second: str, wins: int, draws: int, losses: int) -> list[Result]:

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from evaluate.game import GameRecord
-from evaluate.sprt import NELO_SCALE, SPRT, Pentanomial, pentanomial
+from chess_envs.arena.game import GameRecord
+from chess_envs.arena.sprt import NELO_SCALE, SPRT, Pentanomial, pentanomial
 
 
 def pair_probabilities(nelo: float, draw: float = 0.4) -> np.ndarray:
@@ -84,7 +84,7 @@ def test_normalised_elo_is_zero_for_even_matches_and_bounds_are_wald_s() -> None
 
 
 def test_a_tournament_with_sprt_stops_once_it_decides(tmp_path, capsys) -> None:
-    from evaluate.__main__ import main
+    from chess_envs.apps.arena_cli import main
 
     out = tmp_path / "match"
     main(["tournament", "--game", "los_alamos", "--agents", "greedy?seed=1", "random?seed=2", "--games-per-pair", "400",
@@ -96,7 +96,7 @@ def test_a_tournament_with_sprt_stops_once_it_decides(tmp_path, capsys) -> None:
 
 
 def test_the_verdict_is_the_one_that_stopped_the_match_not_what_games_in_flight_did_after() -> None:
-    from evaluate.__main__ import _sprt_stop
+    from chess_envs.apps.arena_cli import _sprt_stop
 
     def pair(k: int, first_scores: tuple[float, float]) -> list[GameRecord]:
         a, b = first_scores

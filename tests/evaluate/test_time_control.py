@@ -9,12 +9,12 @@ import time
 
 import pytest
 
-from agents import make_agent
-from agents.base import AgentBase, SearchLimits, move_time
+from chess_envs.agents import make_agent
+from chess_envs.agents.base import AgentBase, SearchLimits, move_time
+from chess_envs.apps.arena_cli import main
+from chess_envs.arena.game import TimeControl, play_game
 from chess_envs.core import GameState
 from chess_envs.registry import new_state
-from evaluate.__main__ import main
-from evaluate.game import TimeControl, play_game
 from tests.agents.test_agents import needs_stockfish
 
 
@@ -155,7 +155,7 @@ def test_a_timed_search_that_runs_through_cheap_positions_into_new_ones_still_en
     # by its average rate, doubled them through thousands of those, then met new positions in a
     # chunk of 1,024 simulations and overran a 0.35 s move by up to 160 ms (games lost on time).
     clock = FakeClock()
-    monkeypatch.setattr("agents.alphazero.search_agent.time.monotonic", clock)
+    monkeypatch.setattr("chess_envs.agents.search_agent.time.monotonic", clock)
     agent = make_agent("material-mcts", "four_player")
     real_policy = agent.search.policy
     done = [0]

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from evaluate.__main__ import main
-from evaluate.game import GameRecord, random_openings
-from evaluate.ratings import by_game, rate
-from evaluate.report import pairwise_results, pgn
-from evaluate.results import LiveGame, end_live, read_live, read_live_game, read_results
-from evaluate.tournament import RESULTS_FILE, TournamentConfig, run_tournament, schedule, tables
+from chess_envs.apps.arena_cli import main
+from chess_envs.arena.game import GameRecord, random_openings
+from chess_envs.arena.ratings import by_game, rate
+from chess_envs.arena.report import pairwise_results, pgn
+from chess_envs.arena.results import LiveGame, end_live, read_live, read_live_game, read_results
+from chess_envs.arena.tournament import RESULTS_FILE, TournamentConfig, run_tournament, schedule, tables
 from tests.agents.test_agents import DYING_ENGINE, needs_fairy, needs_stockfish
 from tests.agents.test_uci import tiny_checkpoint
 
@@ -334,7 +334,7 @@ def test_stockfish_in_worker_processes_lets_the_tournament_end(tmp_path):
     exit, and the pool's shutdown (the tournament's end) waited forever."""
     cfg = config(["stockfish?depth=1", "greedy"], games_per_pair=2, game="chess")
     script = (
-        "import pickle, sys; from pathlib import Path; from evaluate.tournament import run_tournament; "
+        "import pickle, sys; from pathlib import Path; from chess_envs.arena.tournament import run_tournament; "
         "records = run_tournament(pickle.loads(bytes.fromhex(sys.argv[1])), Path(sys.argv[2]), workers=2, "
         "progress=False); print(len(records))"
     )

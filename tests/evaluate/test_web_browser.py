@@ -159,8 +159,8 @@ def test_watching_a_network_play_shows_its_analysis(server, browser, tmp_path) -
 
 @needs_browser
 def test_a_tournament_is_watched_and_a_game_stepped_through(browser, tmp_path) -> None:
-    from evaluate.game import random_openings
-    from evaluate.tournament import TournamentConfig, run_tournament
+    from chess_envs.arena.game import random_openings
+    from chess_envs.arena.tournament import TournamentConfig, run_tournament
 
     folder = tmp_path / "cup"
     run_tournament(TournamentConfig("los_alamos", AGENTS[:2], 2, random_openings("los_alamos", 1, 4, seed=0)), folder,
@@ -180,8 +180,8 @@ def test_a_tournament_is_watched_and_a_game_stepped_through(browser, tmp_path) -
 
 @needs_browser
 def test_a_tournament_game_being_played_is_followed_to_its_end(browser, tmp_path) -> None:
-    from evaluate.results import ResultsWriter, live_path
-    from evaluate.tournament import RESULTS_FILE
+    from chess_envs.arena.results import ResultsWriter, live_path
+    from chess_envs.arena.tournament import RESULTS_FILE
 
     folder, record, at = game_in_play(tmp_path, AGENTS[:2])
     with serve(AGENTS[:2], tournaments=[folder]) as url:

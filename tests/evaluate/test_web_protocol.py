@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("uvicorn")
 websockets = pytest.importorskip("websockets")
 
-import evaluate.web.sessions as sessions  # noqa: E402
+import chess_envs.apps.web.sessions as sessions  # noqa: E402
 from tests.evaluate.web_server import game_in_play, serve  # noqa: E402
 
 AGENTS = ["random?seed=1", "greedy?seed=1"]
@@ -143,8 +143,8 @@ def test_clocks_run_for_the_side_to_move_and_a_late_move_loses_on_time(url) -> N
 
 
 def test_a_tournament_folder_is_watched_and_its_games_replayed_by_name_only(tmp_path) -> None:
-    from evaluate.game import random_openings
-    from evaluate.tournament import TournamentConfig, run_tournament
+    from chess_envs.arena.game import random_openings
+    from chess_envs.arena.tournament import TournamentConfig, run_tournament
 
     folder = tmp_path / "la-cup"
     openings = random_openings("los_alamos", 1, 4, seed=0)
@@ -184,8 +184,8 @@ def test_a_tournament_folder_is_watched_and_its_games_replayed_by_name_only(tmp_
 def test_a_game_being_played_is_followed_move_by_move_until_its_result(tmp_path) -> None:
     """A tournament's live file (as its worker writes it) is followed: each new move is sent, and
     the recorded result once the game's line is in the results file."""
-    from evaluate.results import ResultsWriter, live_path
-    from evaluate.tournament import RESULTS_FILE
+    from chess_envs.arena.results import ResultsWriter, live_path
+    from chess_envs.arena.tournament import RESULTS_FILE
 
     folder, record, at = game_in_play(tmp_path, AGENTS)
     with serve(AGENTS, tournaments=[folder]) as address:
@@ -217,7 +217,7 @@ def test_a_game_being_played_is_followed_move_by_move_until_its_result(tmp_path)
 
 
 def test_on_a_wildcard_address_any_host_name_is_served_same_origin_only_and_with_the_token() -> None:
-    from evaluate.web.server import WebApp
+    from chess_envs.apps.web.server import WebApp
 
     web = WebApp(["random"], "0.0.0.0", 8000, token="sesame")
     page = {"host": "192.168.1.5:8000"}
@@ -232,7 +232,7 @@ def test_on_a_wildcard_address_any_host_name_is_served_same_origin_only_and_with
 
 def register_first_move_agent(name: str, before_each_move: Callable[[], object]) -> None:
     """Register agent ``name``: it calls ``before_each_move()``, then plays the first legal move."""
-    from agents.base import AgentBase, register_agent
+    from chess_envs.agents.base import AgentBase, register_agent
 
     @register_agent(name)
     class FirstMove(AgentBase):

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import uvicorn
 
-from evaluate.game import GameRecord, random_openings
-from evaluate.results import LiveGame, read_results
-from evaluate.tournament import CONFIG_FILE, RESULTS_FILE, TournamentConfig, run_tournament
-from evaluate.web.server import create_app
+from chess_envs.apps.web.server import create_app
+from chess_envs.arena.game import GameRecord, random_openings
+from chess_envs.arena.results import LiveGame, read_results
+from chess_envs.arena.tournament import CONFIG_FILE, RESULTS_FILE, TournamentConfig, run_tournament
 
 
 @contextlib.contextmanager

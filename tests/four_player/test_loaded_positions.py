@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from agents.simple import GreedyAgent, RandomAgent
+from chess_envs.agents.simple import GreedyAgent, RandomAgent
 from chess_envs.four_player import FourPlayerState
 from chess_envs.four_player.notation import PLAYABLE, SIZE
 from chess_envs.gym_env import GameEnv

@@ -1,4 +1,4 @@
-"""train.alphazero resumes from the newest checkpoint that loads, and checkpoints fall between iterations."""
+"""chess_envs.train.alphazero resumes from the newest checkpoint that loads, and checkpoints fall between iterations."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.alphazero.checkpoint import load_checkpoint
-from train.alphazero import main
+from chess_envs.agents.alphazero.checkpoint import load_checkpoint
+from chess_envs.train.alphazero import main
 
 
 def run(tmp_path: Path, name: str, *flags: str) -> Path:
@@ -80,10 +80,10 @@ def test_no_loadable_checkpoint_is_a_clear_error(finished_run, tmp_path, capsys)
 
 def test_learning_empties_the_evaluation_cache(tmp_path) -> None:
     """Self-play forgets the network outputs it cached once the learner has changed the weights."""
-    from train.alphazero_config import AlphaZeroConfig
-    from train.config import build
-    from train.learner import Learner
-    from train.players import new_self_play
+    from chess_envs.train.alphazero.config import AlphaZeroConfig
+    from chess_envs.train.alphazero.learner import Learner
+    from chess_envs.train.alphazero.players import new_self_play
+    from chess_envs.train.config import build
 
     config = build(AlphaZeroConfig, game="los_alamos", runs_dir=str(tmp_path), filters=8, blocks=1, value_hidden=8,
                    games_in_parallel=2, simulations=8, min_replay=1, batch_size=4)  # fmt: skip
@@ -101,9 +101,9 @@ def test_checkpoints_hold_no_replay_and_resume_restores_it_from_its_file(finishe
     payload = load_checkpoint(folder / "last.pt")
     assert "replay" not in payload and payload["replay_added"] > 0
     assert (folder / "last.pt").stat().st_size < 1_000_000
-    from train.alphazero_config import AlphaZeroConfig
-    from train.config import build
-    from train.learner import Learner
+    from chess_envs.train.alphazero.config import AlphaZeroConfig
+    from chess_envs.train.alphazero.learner import Learner
+    from chess_envs.train.config import build
 
     learner = Learner(build(AlphaZeroConfig, game="los_alamos", preset="smoke", runs_dir=str(tmp_path), run_name="r",
                            filters=16, blocks=1, value_hidden=16, replay_size=2_000))  # fmt: skip

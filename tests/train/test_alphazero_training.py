@@ -1,4 +1,4 @@
-"""train.alphazero: the smoke preset end to end, resume, and surviving SIGKILL."""
+"""chess_envs.train.alphazero: the smoke preset end to end, resume, and surviving SIGKILL."""
 
 from __future__ import annotations
 
@@ -13,15 +13,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.alphazero.checkpoint import load_checkpoint
-from agents.alphazero.material import MaterialEvaluator
-from agents.simple import GreedyAgent, RandomAgent
+from chess_envs.agents.alphazero.checkpoint import load_checkpoint
+from chess_envs.agents.four_player.material import MaterialEvaluator
+from chess_envs.agents.simple import GreedyAgent, RandomAgent
 from chess_envs.registry import new_state
-from train.alphazero import main
-from train.evaluation import score_against
-from train.learner import Learner
-from train.selfplay import FinishedGame
-from train.teacher_worker import with_teacher_values
+from chess_envs.train.alphazero import main
+from chess_envs.train.alphazero.learner import Learner
+from chess_envs.train.alphazero.material_worker import with_teacher_values
+from chess_envs.train.alphazero.selfplay import FinishedGame
+from chess_envs.train.evaluation import score_against
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -145,7 +145,7 @@ def test_sigkill_then_resume_loses_only_the_work_since_the_last_checkpoint(tmp_p
     command = [
         sys.executable,
         "-m",
-        "train.alphazero",
+        "chess_envs.train.alphazero",
         "--preset",
         "smoke",
         "--runs-dir",

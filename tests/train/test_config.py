@@ -6,10 +6,10 @@ import dataclasses
 
 import pytest
 
-from train.alphazero_config import PRESETS, AlphaZeroConfig
-from train.config import Config, arg, build, from_dict, parse_args, section, settings, to_dict
-from train.distill import DistillConfig
-from train.dqn_config import DQNConfig
+from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig
+from chess_envs.train.config import Config, arg, build, from_dict, parse_args, section, settings, to_dict
+from chess_envs.train.distill import DistillConfig
+from chess_envs.train.dqn.config import DQNConfig
 
 CONFIGS = (AlphaZeroConfig, DistillConfig, DQNConfig)
 
@@ -77,7 +77,7 @@ def test_building_a_config_reads_no_file(tmp_path) -> None:
     missing = tmp_path / "nowhere.pt"
     config = build(AlphaZeroConfig, init=str(missing), runs_dir=str(tmp_path / "runs"))
     assert config.init == str(missing) and not (tmp_path / "runs").exists()
-    from train.alphazero import run
+    from chess_envs.train.alphazero import run
 
     with pytest.raises(SystemExit):
         run(config)

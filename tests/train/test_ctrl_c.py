@@ -12,14 +12,14 @@ from typing import BinaryIO
 
 import pytest
 
-import agents.alphazero.checkpoint as checkpoint
-from agents.alphazero.checkpoint import load_checkpoint
+import chess_envs.agents.alphazero.checkpoint as checkpoint
+from chess_envs.agents.alphazero.checkpoint import load_checkpoint
 from chess_envs.files import ctrl_c_deferred, write_atomic
-from train.alphazero import main, run
-from train.alphazero_config import PRESETS, AlphaZeroConfig
-from train.config import parse_args
-from train.replay import read_index
-from train.run_folder import StopSignals
+from chess_envs.train.alphazero import main, run
+from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig
+from chess_envs.train.alphazero.replay import read_index
+from chess_envs.train.config import parse_args
+from chess_envs.train.run_folder import StopSignals
 
 pytestmark = pytest.mark.usefixtures("ctrl_c")
 

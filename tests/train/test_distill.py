@@ -1,5 +1,5 @@
-"""train.distill at CI size: real engines label, a tiny network learns, runs resume after kill -9,
-and train.alphazero --init continues the result by self-play."""
+"""chess_envs.train.distill at CI size: real engines label, a tiny network learns, runs resume after kill -9,
+and chess_envs.train.alphazero --init continues the result by self-play."""
 
 from __future__ import annotations
 
@@ -14,13 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.alphazero.checkpoint import load_checkpoint, load_network
-from agents.base import make_agent
+from chess_envs.agents.alphazero.checkpoint import load_checkpoint, load_network
+from chess_envs.agents.base import make_agent
 from chess_envs.registry import new_state
+from chess_envs.train import alphazero, distill
+from chess_envs.train.config import from_dict
+from chess_envs.train.distill import data as distill_data
+from chess_envs.train.distill.labels import Label, Teacher, _info_line
 from tests.engines import require_engine
-from train import alphazero, distill, distill_data
-from train.config import from_dict
-from train.teacher import Label, Teacher, _info_line
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--filters", "8", "--blocks", "1", "--value-hidden", "16", "--batch-size", "32", "--progress", "false"]
@@ -31,7 +32,17 @@ def run(tmp_path: Path, name: str, *flags: str) -> Path | None:
 
 
 def command(tmp_path: Path, name: str, *flags: str) -> list[str]:
-    return [sys.executable, "-m", "train.distill", "--runs-dir", str(tmp_path), "--run-name", name, *TINY, *flags]
+    return [
+        sys.executable,
+        "-m",
+        "chess_envs.train.distill",
+        "--runs-dir",
+        str(tmp_path),
+        "--run-name",
+        name,
+        *TINY,
+        *flags,
+    ]
 
 
 def engine_env() -> dict[str, str]:
@@ -155,7 +166,7 @@ def wait_for(condition, seconds: float = 120.0) -> None:
 
 
 def start(tmp_path: Path, name: str, *flags: str, output: int = subprocess.DEVNULL) -> subprocess.Popen:
-    """``train.distill`` in a process of its own, in a session of its own (to kill the group)."""
+    """``chess_envs.train.distill`` in a process of its own, in a session of its own (to kill the group)."""
     command_line = command(tmp_path, name, *flags)
     return subprocess.Popen(
         command_line, cwd=ROOT, env=engine_env(), start_new_session=True, stdout=output, stderr=output, text=True

@@ -1,4 +1,4 @@
-"""train.dqn: the smoke preset end to end, resume, and bad arguments."""
+"""chess_envs.train.dqn: the smoke preset end to end, resume, and bad arguments."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import train.dqn_checkpoint as dqn_checkpoint
-from agents.dqn import read_checkpoint
-from train.dqn import main
+import chess_envs.train.dqn.checkpoint as dqn_checkpoint
+from chess_envs.agents.dqn import read_checkpoint
+from chess_envs.train.dqn import main
 
 
 def run(tmp_path: Path, *flags: str) -> Path:
@@ -93,9 +93,9 @@ def test_material_reward_and_draw_price():
     # the game, plus the draw price when the game is drawn.
     import numpy as np
 
-    from train.config import build
-    from train.dqn_config import DQNConfig
-    from train.dqn_env import make_env
+    from chess_envs.train.config import build
+    from chess_envs.train.dqn.config import DQNConfig
+    from chess_envs.train.dqn.env import make_env
 
     for seed in range(4):
         env = make_env(build(DQNConfig, shaping=0.5, draw_reward=-0.5, max_plies=400), seed % 2, "random")()

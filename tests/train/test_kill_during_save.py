@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.alphazero.checkpoint import load_checkpoint
-from train.alphazero import main
+from chess_envs.agents.alphazero.checkpoint import load_checkpoint
+from chess_envs.train.alphazero import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,13 +19,13 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = textwrap.dedent(
     """
     import os, signal, sys
-    import agents.alphazero.checkpoint as checkpoint
-    import train.learner as learner_module
-    import train.replay as replay_module
-    from train.alphazero_config import PRESETS, AlphaZeroConfig
-    from train.config import build
-    from train.players import new_self_play
-    from train.learner import Learner
+    import chess_envs.agents.alphazero.checkpoint as checkpoint
+    import chess_envs.train.alphazero.learner as learner_module
+    import chess_envs.train.alphazero.replay as replay_module
+    from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig
+    from chess_envs.train.config import build
+    from chess_envs.train.alphazero.players import new_self_play
+    from chess_envs.train.alphazero.learner import Learner
 
     runs_dir, target = sys.argv[1], sys.argv[2]
     args = build(AlphaZeroConfig, **{**PRESETS["smoke"], "runs_dir": runs_dir, "run_name": "r"})
@@ -87,10 +87,10 @@ def test_a_kill_during_either_write_loses_nothing_beyond_the_last_save(tmp_path,
 def test_a_los_alamos_preset_checkpoint_is_a_few_megabytes(tmp_path):
     import numpy as np
 
-    from train.alphazero_config import PRESETS, AlphaZeroConfig
-    from train.config import build
-    from train.learner import Learner
-    from train.selfplay import FinishedGame
+    from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig
+    from chess_envs.train.alphazero.learner import Learner
+    from chess_envs.train.alphazero.selfplay import FinishedGame
+    from chess_envs.train.config import build
 
     settings = {**PRESETS["los_alamos"], "runs_dir": str(tmp_path), "min_replay": 1, "batch_size": 8}
     learner = Learner(build(AlphaZeroConfig, **settings))

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.alphazero.checkpoint import load_checkpoint
-from train import alphazero, dqn
-from train.alphazero_config import PRESETS, AlphaZeroConfig
-from train.config import build, from_dict
-from train.learner import Learner
-from train.replay import ReplayBuffer
+from chess_envs.agents.alphazero.checkpoint import load_checkpoint
+from chess_envs.train import alphazero, dqn
+from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig
+from chess_envs.train.alphazero.learner import Learner
+from chess_envs.train.alphazero.replay import ReplayBuffer
+from chess_envs.train.config import build, from_dict
 
 OLD = Path(__file__).resolve().parents[1] / "data" / "runs_0.2.0"
 AZ_FLAGS = ["--preset", "smoke", "--run-name", "alphazero", "--replay-size", "120", "--min-replay", "16"]

@@ -12,10 +12,10 @@ if os.environ.get("CI"):
 else:
     ray = pytest.importorskip("ray", reason="Ray is an optional extra (pip install -e '.[ray]')")
 
-from agents.alphazero.checkpoint import load_checkpoint  # noqa: E402
-from train import alphazero  # noqa: E402
-from train.alphazero_config import PRESETS, AlphaZeroConfig  # noqa: E402
-from train.config import build  # noqa: E402
+from chess_envs.agents.alphazero.checkpoint import load_checkpoint  # noqa: E402
+from chess_envs.train import alphazero  # noqa: E402
+from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig  # noqa: E402
+from chess_envs.train.config import build  # noqa: E402
 
 
 @pytest.fixture()

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from train.replay import ReplayBuffer, ReplayError
+from chess_envs.train.alphazero.replay import ReplayBuffer, ReplayError
 
 SHAPE = (3, 2, 2)
 

@@ -7,8 +7,8 @@ import os
 import numpy as np
 import pytest
 
+from chess_envs.train.dqn.vec_env import SB3VecEnv
 from chess_envs.vector_env import GameVectorEnv
-from train.sb3_vec_env import SB3VecEnv
 
 if os.environ.get("CI"):
     import sb3_contrib  # CI installs the dev extras, sb3-contrib included: never skip there

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.alphazero.material import MaterialEvaluator
-from agents.alphazero.mcts import MCTS, MCTSConfig
-from agents.alphazero.python_mcts import PythonMCTS
+from chess_envs.agents.four_player.material import MaterialEvaluator
 from chess_envs.registry import new_state
-from train.alphazero_config import AlphaZeroConfig
-from train.config import build
-from train.selfplay import SelfPlay
+from chess_envs.search.mcts import MCTS, MCTSConfig
+from chess_envs.search.python_mcts import PythonMCTS
+from chess_envs.train.alphazero.config import AlphaZeroConfig
+from chess_envs.train.alphazero.selfplay import SelfPlay
+from chess_envs.train.config import build
 
 
 def position_dependent_evaluator(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""train.teacher_worker: the worker plays the teacher's games the run's own process would, says
+"""chess_envs.train.alphazero.material_worker: the worker plays the teacher's games the run's own process would, says
 why when it fails, and a run stopped by Ctrl-C saves and leaves no worker behind."""
 
 from __future__ import annotations
@@ -14,10 +14,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.alphazero.checkpoint import load_checkpoint
-from train.alphazero_config import PRESETS, AlphaZeroConfig
-from train.config import parse_args
-from train.teacher_worker import TeacherWorker, TeacherWorkerError, new_teacher_self_play, play_chunk
+from chess_envs.agents.alphazero.checkpoint import load_checkpoint
+from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig
+from chess_envs.train.alphazero.material_worker import (
+    TeacherWorker,
+    TeacherWorkerError,
+    new_teacher_self_play,
+    play_chunk,
+)
+from chess_envs.train.config import parse_args
 
 ROOT = Path(__file__).resolve().parents[2]
 TAUGHT = ["--game", "four_player", "--teacher-games", "1000", "--teacher-simulations", "8"]
@@ -88,7 +93,7 @@ def spawned_children(pid: int) -> set[int]:
 @pytest.mark.usefixtures("ctrl_c")  # the run started here takes Ctrl-C even where the tests run in the background
 def test_ctrl_c_saves_the_run_and_takes_the_worker_down(tmp_path):
     flags = ["--preset", "smoke", *TAUGHT, "--runs-dir", str(tmp_path), "--run-name", "taught"]
-    command = [sys.executable, "-m", "train.alphazero", *flags, "--iterations", "0", "--minutes", "5"]
+    command = [sys.executable, "-m", "chess_envs.train.alphazero", *flags, "--iterations", "0", "--minutes", "5"]
     command += ["--eval-every", "0", "--progress", "false"]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True, start_new_session=True)
     try:

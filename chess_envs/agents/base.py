@@ -1,0 +1,258 @@
+"""The Agent protocol and agent spec strings.
+
+A spec string names an agent kind, an optional path and options, like a URL::
+
+    random            greedy?seed=3          stockfish?skill=0&movetime=50
+    fairy-stockfish?depth=1                  alphazero:runs/la/checkpoints/last.pt?sims=200
+
+Kinds register a factory with :func:`register_agent`; :func:`make_agent` builds one for a game.
+Kinds that need heavy imports (torch) are listed in ``_LAZY_KINDS`` and imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, overload, runtime_checkable
+
+from chess_envs.core import GameState
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Something that picks a move: ``select_action(state)`` returns a legal action index."""
+
+    name: str
+
+    def select_action(self, state: GameState) -> int:
+        """A legal action of ``state`` (the agent may apply/undo on it but must restore it)."""
+        ...
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget anything carried from the previous game; with ``seed``, draw this game's random
+        choices from it, so a game is the same whoever plays it when (tournaments pass one)."""
+        ...
+
+    def close(self) -> None:
+        """End what the agent holds (an engine process); the agent is not used afterwards."""
+        ...
+
+
+@dataclass(frozen=True)
+class SearchLimits:
+    """How long a searching agent may think about one move; all None: its own default budget."""
+
+    nodes: int | None = None
+    """simulations (or the engine's nodes)"""
+    seconds: float | None = None
+    """wall-clock budget"""
+    depth: int | None = None
+    """stop once the principal variation is this long"""
+    infinite: bool = False
+    """until ``stop()`` says so (analysis, pondering)"""
+    lines: int = 1
+    """how many of the most searched moves to report with their scores and lines (UCI's MultiPV)"""
+    moves: tuple[int, ...] | None = None
+    """only these root moves are searched and chosen from (UCI's ``searchmoves``); None: all"""
+
+
+@dataclass(frozen=True)
+class Thought:
+    """Where a search stands: its move, the mover's expected outcome and the line it expects."""
+
+    action: int
+    score: float
+    """the mover's expected outcome in [-1, 1] after ``action``"""
+    pv: tuple[int, ...]
+    """the principal variation, as actions from the searched position (``action`` first)"""
+    nodes: int
+    """simulations so far"""
+    seconds: float
+    lines: tuple[tuple[int, float, tuple[int, ...]], ...] = ()
+    """the most searched moves, best first, as (action, score, line): as many as ``SearchLimits.lines``"""
+    shares: tuple[float, ...] = ()
+    """the share of the search's visits each move of ``lines`` got"""
+
+
+@runtime_checkable
+class SearchingAgent(Protocol):
+    """An agent whose moves come from a search it can report on and be stopped in (UCI's ``go``)."""
+
+    def think(
+        self,
+        state: GameState,
+        limits: SearchLimits,
+        stop: Callable[[], bool] | None = None,
+        report: Callable[[Thought], None] | None = None,
+    ) -> Thought:
+        """Search ``state`` within ``limits`` (or until ``stop()``), calling ``report`` as the search
+        goes; returns the last :class:`Thought`. ``state`` is left as it was given. Thinking again
+        about the same position goes on from the tree already built (pondering, then playing)."""
+        ...
+
+
+class AgentBase:
+    """The defaults of agents that hold nothing to end and need no warming up."""
+
+    def close(self) -> None:
+        """Nothing to end."""
+
+    def warm_up(self, state: GameState) -> None:
+        """Get ready to move in ``state`` before a clock runs (a network is compiled on its first
+        call, which would cost a timed move its budget). Nothing to do here."""
+
+
+class AgentError(RuntimeError):
+    """An agent could not produce a move (an engine died, a file was unreadable, ...)."""
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed spec string: ``kind[:path][?key=value&...]``."""
+
+    kind: str
+    path: str | None = None
+    options: dict[str, str] = field(default_factory=dict)
+    text: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> AgentSpec:
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"an agent spec must be a non-empty string, got {text!r}")
+        body, _, query = text.strip().partition("?")
+        kind, _, path = body.partition(":")
+        options: dict[str, str] = {}
+        for item in filter(None, query.split("&")):
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise ValueError(f"bad option {item!r} in agent spec {text!r}: write key=value")
+            options[key] = value
+        return cls(kind=kind.strip().lower(), path=path or None, options=options, text=text.strip())
+
+
+Factory = Callable[..., Agent]
+_FACTORIES: dict[str, Factory] = {}
+_LAZY_KINDS = {
+    "alphazero": "chess_envs.agents.alphazero.agent",
+    "dqn": "chess_envs.agents.dqn",
+    "material-mcts": "chess_envs.agents.four_player.material",
+}
+
+
+def register_agent(kind: str) -> Callable[[Factory], Factory]:
+    """Class decorator: ``kind`` specs build agents with ``factory(game=..., path=..., **options)``."""
+
+    def decorate(factory: Factory) -> Factory:
+        _FACTORIES[kind] = factory
+        return factory
+
+    return decorate
+
+
+def known_kinds() -> list[str]:
+    return sorted(set(_FACTORIES) | set(_LAZY_KINDS))
+
+
+def make_agent(spec: str | AgentSpec, game: str) -> Agent:
+    """Build the agent described by ``spec`` for ``game``; ValueError when the spec is wrong."""
+    parsed = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
+    if parsed.kind not in _FACTORIES and parsed.kind in _LAZY_KINDS:
+        try:
+            importlib.import_module(_LAZY_KINDS[parsed.kind])
+        except ModuleNotFoundError as error:  # a base install: say which extra brings the missing library
+            raise AgentError(
+                f"agent {parsed.kind!r} needs the [agents] extra ({error.name} is not installed): "
+                "pip install torch==2.13.0 && pip install 'chess-envs[agents]'"
+            ) from error
+    factory = _FACTORIES.get(parsed.kind)
+    if factory is None:
+        raise ValueError(
+            f"unknown agent {parsed.kind!r} in spec {parsed.text!r}; known agents: {', '.join(known_kinds())}"
+        )
+    try:  # the options are checked against the factory's parameters, so a TypeError raised inside it stays one
+        inspect.signature(factory).bind(game=game, path=parsed.path, **parsed.options)
+    except TypeError as error:
+        raise ValueError(f"bad options in agent spec {parsed.text!r}: {error}") from None
+    agent = factory(game=game, path=parsed.path, **parsed.options)
+    agent.name = parsed.text
+    return agent
+
+
+def check_device(device: str) -> str:
+    """Validate a torch device name: ``auto``, ``cpu``, ``cuda``, ``cuda:N`` or another device torch
+    knows and has; a ValueError says what is wrong (torch is imported only here)."""
+    import torch
+
+    if device == "auto":
+        return device
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError) as error:
+        raise ValueError(f"unknown device {device!r}: use auto, cpu or cuda[:N] ({error})") from None
+    if parsed.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"device {device!r} asked for, but this torch build sees no CUDA GPU; use cpu or auto")
+        if parsed.index is not None and parsed.index >= torch.cuda.device_count():
+            raise ValueError(f"device {device!r}: only {torch.cuda.device_count()} CUDA device(s) here")
+    elif parsed.type != "cpu":
+        backend = getattr(torch.backends, parsed.type, None)
+        if backend is None or not backend.is_available():
+            raise ValueError(f"device {device!r} is not available in this torch build; use cpu or auto")
+    return device
+
+
+@overload
+def int_option(value: None, name: str, minimum: int | None = None, maximum: int | None = None) -> None: ...
+@overload
+def int_option(value: int | str, name: str, minimum: int | None = None, maximum: int | None = None) -> int: ...
+def int_option(value: Any, name: str, minimum: int | None = None, maximum: int | None = None) -> int | None:
+    """Parse an integer option of a spec string (None stays None)."""
+    if value is None:
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"option {name} must be an integer, got {value!r}") from None
+    if minimum is not None and number < minimum:
+        raise ValueError(f"option {name} must be >= {minimum}, got {number}")
+    if maximum is not None and number > maximum:
+        raise ValueError(f"option {name} must be <= {maximum}, got {number}")
+    return number
+
+
+def float_option(value: Any, name: str, minimum: float, maximum: float) -> float:
+    """Parse a finite number option of a spec string within [minimum, maximum]."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"option {name} must be a number, got {value!r}") from None
+    if not minimum <= number <= maximum:  # also refuses nan
+        raise ValueError(f"option {name} must be between {minimum} and {maximum}, got {value!r}")
+    return number
+
+
+def move_time(left: float, increment: float, moves_to_go: int | None, overhead: float) -> float:
+    """Seconds to think with ``left`` seconds on the clock: an even share of what the clock holds for
+    the next ``moves_to_go`` moves (30 when none is given), the increments to come included, less the
+    ``overhead`` each of them (and two more) costs beyond its search, as Stockfish reckons; never
+    more than half of what is left after this move's overhead. A steady lag below the overhead (a
+    busy machine, a slow pipe) then settles the clock well above zero instead of draining it."""
+    horizon = max(1, moves_to_go or 30)
+    ahead = left + increment * (horizon - 1) - overhead * (horizon + 2)
+    usable = max(0.0, left - overhead)
+    return max(0.005, min(ahead / horizon, 0.5 * usable))
+
+
+def centipawns(q: float) -> int:
+    """A value in [-1, 1] (the mover's expected outcome) as centipawns, Leela Chess Zero's mapping."""
+    q = max(-0.999, min(0.999, q))
+    return int(round(111.714640912 * math.tan(1.5620688421 * q)))
+
+
+def expected_outcome(centipawns: float) -> float:
+    """An engine's centipawns as the mover's expected outcome in [-1, 1], the inverse of
+    :func:`centipawns`; mate scores come out near +-1."""
+    return math.atan(centipawns / 111.714640912) / 1.5620688421

@@ -1,0 +1,65 @@
+"""Baselines that need no training: uniform random, and a one-ply greedy player."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from chess_envs.agents.base import AgentBase, int_option, register_agent
+from chess_envs.core import GameState
+
+
+@register_agent("random")
+class RandomAgent(AgentBase):
+    """A uniformly random legal move, from a seeded generator (``random?seed=N``)."""
+
+    def __init__(self, game: str | None = None, path: str | None = None, seed: int | str | None = None) -> None:
+        if path is not None:
+            raise ValueError("the random agent takes no path")
+        self.name = "random"
+        self.rng = np.random.default_rng(int_option(seed, "seed"))
+
+    def reset(self, seed: int | None = None) -> None:
+        """With ``seed``, this game's moves come from it; without, the stream goes on across games
+        (so a seeded match is not repetitive)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def select_action(self, state: GameState) -> int:
+        return int(self.rng.choice(state.legal_actions()))
+
+
+@register_agent("greedy")
+class GreedyAgent(AgentBase):
+    """One ply of look-ahead: mate in one, else the most valuable capture, else the best
+    promotion, else a random move (ties are broken at random, seeded by ``greedy?seed=N``)."""
+
+    def __init__(self, game: str | None = None, path: str | None = None, seed: int | str | None = None) -> None:
+        if path is not None:
+            raise ValueError("the greedy agent takes no path")
+        self.name = "greedy"
+        self.rng = np.random.default_rng(int_option(seed, "seed"))
+
+    def reset(self, seed: int | None = None) -> None:
+        """With ``seed``, this game's tie-breaks come from it."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def select_action(self, state: GameState) -> int:
+        me = state.current_player
+        before = state.material()
+        opponents_before = before.sum() - before[me]
+        best: list[int] = []
+        best_key: tuple[float, float, float] | None = None
+        for action in state.legal_actions():
+            state.apply(int(action))
+            try:
+                mate = float(state.is_terminal() and state.returns()[me] > 0)
+                after = state.material()
+            finally:
+                state.undo()
+            key = (mate, opponents_before - (after.sum() - after[me]), after[me] - before[me])
+            if best_key is None or key > best_key:
+                best, best_key = [int(action)], key
+            elif key == best_key:
+                best.append(int(action))
+        return best[int(self.rng.integers(len(best)))]

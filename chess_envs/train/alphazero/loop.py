@@ -1,0 +1,155 @@
+"""AlphaZero self-play training, one readable script: self-play, learn, log, checkpoint.
+
+    python -m chess_envs.train.alphazero --preset smoke                  # a minute, any game
+    python -m chess_envs.train.alphazero --preset los_alamos --minutes 60
+    python -m chess_envs.train.alphazero --preset los_alamos --resume    # continue runs/<run-name>
+
+Two pieces do the work: self-play (:mod:`chess_envs.train.alphazero.players`: ``games_in_parallel`` games at once,
+the leaves of all their search trees through the network in one batch, on a GPU when there is
+one) hands back finished games; :class:`~chess_envs.train.alphazero.learner.Learner` stores them, learns and saves.
+This script alternates the two; ``--backend ray`` plays on Ray actors instead
+(:mod:`chess_envs.train.alphazero.ray_backend`), through the same loop. A run folder ``runs/<run_name>/`` holds
+``config.json``, ``checkpoints/`` (``last.pt`` and numbered copies: weights, optimizer, schedule,
+counters, RNG states), ``replay/`` (the replay store), TensorBoard events and ``metrics.jsonl``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from chess_envs.agents.alphazero.checkpoint import CheckpointError, load_checkpoint
+from chess_envs.agents.alphazero.network import NetworkConfig
+from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig
+from chess_envs.train.alphazero.learner import REPLAY, Learner
+from chess_envs.train.alphazero.players import LocalSelfPlay, Played, Players, teaching
+from chess_envs.train.alphazero.selfplay import FinishedGame
+from chess_envs.train.config import fail, parse_args
+from chess_envs.train.run_folder import StopSignals
+
+
+def take_init_shape(config: AlphaZeroConfig) -> AlphaZeroConfig:
+    """With ``--init``, the config with the network shape of that checkpoint (so its weights fit)."""
+    if not config.init:
+        return config
+    shape = NetworkConfig.from_file(load_checkpoint(config.init, config.game).get("network"))
+    network = dataclasses.replace(
+        config.network,
+        filters=shape.filters,
+        blocks=shape.blocks,
+        value_hidden=shape.value_hidden,
+        activation=shape.activation,
+    )
+    return dataclasses.replace(config, network=network)
+
+
+def game_metrics(games: list[FinishedGame]) -> dict[str, float]:
+    """Length, draw rate and first-player win rate of the games that finished."""
+    if not games:
+        return {}
+    outcomes = np.array([game.returns for game in games])
+    return {
+        "charts/game_length": float(np.mean([game.plies for game in games])),
+        "charts/draw_rate": float(np.mean(np.all(outcomes == 0, axis=1))),
+        "charts/first_player_win_rate": float(np.mean(outcomes[:, 0] > 0)),
+    }
+
+
+def run(config: AlphaZeroConfig, on_iteration: Callable[[int, Players, Learner], None] | None = None) -> Path:
+    """Start or resume the run of ``config`` and train until its limits; returns the last checkpoint."""
+    try:
+        config = take_init_shape(config)
+    except (CheckpointError, ValueError) as error:
+        fail(f"--init: {error}")
+    learner = Learner(config)
+    started = bool(learner.folder.checkpoint_files())
+    learner.folder.open(config, started, folders=(REPLAY,))
+    counters = learner.counters
+    if started:
+        try:
+            path = learner.restore()
+        except CheckpointError as error:
+            fail(f"cannot resume {learner.run_dir}: {error}")
+        print(
+            f"resumed {learner.run_dir} from {path.name} at learner step {counters['learner_steps']}, "
+            f"iteration {counters['iteration']}, {counters['games']} games, {len(learner.replay):,} positions in replay"
+        )
+    if config.backend == "ray":
+        try:
+            from chess_envs.train.alphazero.ray_backend import RaySelfPlay
+        except ImportError:
+            fail("--backend ray needs Ray: pip install -e '.[ray]'")
+        players: Players = RaySelfPlay(config, learner)
+    else:
+        players = LocalSelfPlay(config, learner)
+    started_at, seconds_before = time.monotonic(), counters["seconds"]
+    bar = tqdm(desc="iterations", unit="it", disable=not config.progress, initial=counters["iteration"])
+    totals = Played([], 0, 0.0, 0.0, 0)
+    with StopSignals() as stop:
+        try:
+            while not stop.requested:
+                trained = seconds_before + time.monotonic() - started_at
+                if any(limit and trained >= limit * 60 for limit in (config.minutes, config.pause_at)):
+                    break
+                if config.iterations and counters["iteration"] >= config.iterations:
+                    break
+                played = players.play(config.moves_per_iteration)
+                totals.seconds += played.seconds
+                totals.network_seconds += played.network_seconds
+                learner.add_games(played.games, played.evaluations)
+                steps_before = counters["learner_steps"]
+                losses = learner.learn(config.steps_per_iteration)
+                counters["iteration"] += 1
+                counters["seconds"] = seconds_before + time.monotonic() - started_at
+                if learner.due_for_checkpoint(steps_before):
+                    learner.save()
+                seconds = max(played.seconds, 1e-9)
+                values = {
+                    "charts/games_per_s": len(played.games) / seconds,
+                    "charts/positions_per_s": played.positions / seconds,
+                    "charts/nn_evals_per_s": played.evaluations / seconds,
+                    "charts/network_share_of_self_play": played.network_seconds / seconds,
+                    "charts/replay_size": len(learner.replay),
+                    "charts/learning_rate": learner.optimization.learning_rate,
+                    "charts/games": counters["games"],
+                    "charts/worker_restarts": played.restarts,
+                    **game_metrics(played.games),
+                }
+                if losses:
+                    values["losses/policy"], values["losses/value"] = losses["policy"], losses["value"]
+                if config.eval_every and counters["iteration"] % config.eval_every == 0:
+                    values.update(learner.evaluate())
+                    if config.teacher_handover and teaching(config, counters):
+                        values["eval/score_vs_teacher"] = score = learner.score_against_teacher()
+                        counters["handed_over"] = int(score >= config.teacher_handover)
+                learner.log(values)
+                bar.update()
+                evals = {k.split("/")[1]: round(v, 2) for k, v in values.items() if k.startswith("eval/")}
+                bar.set_postfix(games=counters["games"], steps=counters["learner_steps"], **evals)
+                if on_iteration is not None:
+                    on_iteration(counters["iteration"], players, learner)
+        except KeyboardInterrupt:
+            stop.interrupted()
+        finally:
+            bar.close()
+            stop.announce()
+            counters["seconds"] = seconds_before + time.monotonic() - started_at
+            try:
+                path = learner.save()  # before the players go: a Ctrl-C while they close loses nothing
+            finally:
+                players.close()
+                learner.close()
+    print(f"saved {path} ({counters['learner_steps']} learner steps, {counters['games']} games)")
+    if totals.seconds and config.backend == "local":
+        share = totals.network_seconds / totals.seconds
+        print(f"self-play {totals.seconds:.0f} s: network {share:.1%}, search and game code {1 - share:.1%}")
+    return path
+
+
+def main(argv: list[str] | None = None) -> Path:
+    return run(parse_args(AlphaZeroConfig, PRESETS, argv, description=__doc__.splitlines()[0]))

@@ -1,0 +1,9 @@
+"""Distillation: a network that learns from an engine's labels (:mod:`.labels`, :mod:`.data`), then
+self-play (:mod:`.loop`).
+
+    python -m chess_envs.train.distill --game chess --teacher "stockfish?depth=8"   # or: chess-envs distill
+"""
+
+from chess_envs.train.distill.loop import DistillConfig, main
+
+__all__ = ["DistillConfig", "main"]

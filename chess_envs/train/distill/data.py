@@ -1,0 +1,274 @@
+"""Distillation's data: games from varied openings played and labelled by an engine, stored as shards.
+
+Each game opens with a line of a small opening book and/or a few random plies, then the
+teacher plays, its move sampled from its soft policy for the first ``sample_plies``; every
+position is labelled with the teacher's multi-PV scores, turned into a soft policy (softmax of
+centipawns over ``policy_temperature``) and a value (the best score as an expected result; the
+game's result is kept apart, mixed in when learning). Whole games go to
+``data/shard_NNNNN.npz`` files (uint8 planes, sparse policy, scores and results), each
+written atomically, so the data stage resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import time
+from collections.abc import Callable, Generator
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+from tqdm import tqdm
+
+from chess_envs.files import write_atomic
+from chess_envs.registry import new_state
+from chess_envs.search.settings import quantize_planes
+from chess_envs.train.config import arg
+from chess_envs.train.distill.labels import Teacher
+from chess_envs.train.run_folder import StopSignals
+
+if TYPE_CHECKING:
+    from chess_envs.train.distill import DistillConfig
+
+
+@dataclass
+class DataSection:
+    """What the teacher labels, and how."""
+
+    teacher: str = arg("stockfish?depth=8", "the engine that labels: stockfish (chess) or fairy-stockfish, a spec")
+    stage: str = arg(
+        "all",
+        "all, data (label positions only) or learn (train on the data there is)",
+        choices=("all", "data", "learn"),
+    )
+    positions: int = arg(200_000, "positions to label in all", low=1)
+    workers: int = arg(2, "teacher processes labelling in parallel", low=1, high=64)
+    multipv: int = arg(4, "moves the teacher scores per position (the soft policy's support)", low=1, high=256)
+    policy_temperature: float = arg(
+        100.0, "centipawns: the policy target is softmax(score / this); 0: best move only", low=0
+    )
+    value_scale: float = arg(400.0, "centipawns per factor 10 of odds when a score becomes an expected result", above=0)
+    result_weight: float = arg(
+        0.1, "share of the game's result in the value target, the rest the teacher's score", low=0, high=1
+    )
+    book_share: float = arg(0.5, "share of games that start from a line of the opening book (chess)", low=0, high=1)
+    random_plies: int = arg(6, "random plies at the start of each game, 0 to this many", low=0)
+    sample_plies: int = arg(8, "plies after the opening where the teacher's move is sampled from its policy", low=0)
+    max_plies: int = arg(300, "a game this long stops; the teacher's last score stands for its result", low=1)
+    shard_size: int = arg(8192, "positions per data file (whole games)", low=1)
+
+
+BOOK = {
+    "chess": (
+        "e2e4 e7e5 g1f3 b8c6 f1b5",
+        "e2e4 e7e5 g1f3 b8c6 f1c4",
+        "e2e4 e7e5 g1f3 g8f6",
+        "e2e4 c7c5 g1f3 d7d6 d2d4",
+        "e2e4 c7c5 b1c3",
+        "e2e4 c7c5 c2c3",
+        "e2e4 e7e6 d2d4 d7d5",
+        "e2e4 c7c6 d2d4 d7d5",
+        "e2e4 d7d6 d2d4 g8f6",
+        "e2e4 d7d5 e4d5",
+        "d2d4 d7d5 c2c4 e7e6",
+        "d2d4 d7d5 c2c4 c7c6",
+        "d2d4 d7d5 c2c4 d5c4",
+        "d2d4 g8f6 c2c4 e7e6 g1f3",
+        "d2d4 g8f6 c2c4 g7g6 b1c3",
+        "d2d4 g8f6 c2c4 c7c5 d4d5",
+        "d2d4 f7f5",
+        "d2d4 d7d5 c1f4",
+        "c2c4 e7e5 b1c3",
+        "c2c4 g8f6 g1f3",
+        "g1f3 d7d5 g2g3",
+        "g1f3 g8f6 c2c4",
+        "b2b3 e7e5",
+        "f2f4 d7d5",
+    ),
+}
+"""Opening lines (UCI) a share of the chess games start from; the random plies vary them further."""
+
+
+@dataclass
+class LabelledGame:
+    """One teacher game's positions: uint8 planes, the policy over the teacher's moves, and for the
+    mover the teacher's score as an expected result and the game's result (mixed when learning)."""
+
+    planes: np.ndarray
+    actions: np.ndarray
+    probs: np.ndarray
+    scores: np.ndarray
+    results: np.ndarray
+    index: int
+
+
+def play_and_label(args: DistillConfig, teacher: Teacher, index: int) -> LabelledGame:
+    """Game ``index`` of the run (its own random generator): opening, then the teacher's moves."""
+    rng = np.random.default_rng([args.seed, index])
+    teacher.new_game()
+    state = new_state(args.game)
+    book = BOOK.get(args.game, ())
+    if book and rng.random() < args.book_share:
+        for move in book[int(rng.integers(len(book)))].split():
+            state.apply(state.move_to_action(move))
+    for _ in range(int(rng.integers(args.random_plies + 1))):
+        if state.is_terminal():
+            break
+        state.apply(int(rng.choice(state.legal_actions())))
+    planes: list[np.ndarray] = []
+    actions: list[np.ndarray] = []
+    probs: list[np.ndarray] = []
+    scores: list[float] = []
+    movers: list[int] = []
+    while not state.is_terminal() and len(planes) < args.max_plies:
+        label = teacher.analyse(state.to_text())
+        legal = [state.move_to_action(move) for move in label.moves]
+        policy = label.policy(args.policy_temperature)
+        planes.append(quantize_planes(state.observation()))
+        actions.append(np.pad(legal, (0, args.multipv - len(legal)), constant_values=-1))
+        probs.append(np.pad(policy, (0, args.multipv - len(policy))))
+        scores.append(label.value(args.value_scale))
+        movers.append(state.current_player)
+        pick = int(rng.choice(len(legal), p=policy)) if len(planes) <= args.sample_plies else 0
+        state.apply(legal[pick])
+    if state.is_terminal():
+        result = state.returns()
+    else:  # stopped: the teacher's last score for its mover stands for the result
+        result = np.zeros(2)
+        result[movers[-1]], result[1 - movers[-1]] = scores[-1], -scores[-1]
+    empty = (0, *state.observation_shape)
+    return LabelledGame(
+        np.array(planes, np.uint8) if planes else np.zeros(empty, np.uint8),
+        np.array(actions, np.int32).reshape(-1, args.multipv),
+        np.array(probs, np.float16).reshape(-1, args.multipv),
+        np.array(scores, np.float32),
+        np.array([result[mover] for mover in movers], np.float32),
+        index,
+    )
+
+
+_WORKER: dict[str, object] = {}
+
+
+def _start_worker(args: DistillConfig) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process handles Ctrl-C and ends the pool
+    _WORKER["args"], _WORKER["teacher"] = args, Teacher(args.teacher, args.game, args.multipv)
+
+
+def _worker_game(index: int) -> LabelledGame:
+    return play_and_label(_WORKER["args"], _WORKER["teacher"], index)  # type: ignore[arg-type]
+
+
+def labelled_games(
+    args: DistillConfig, first: int, stopping: Callable[[], bool]
+) -> Generator[LabelledGame, None, None]:
+    """Games ``first``, ``first + 1``, ... in order as they finish, from ``args.workers`` processes,
+    until ``stopping()`` (checked between games, and every second while a pool waits)."""
+    if args.workers == 1:
+        with Teacher(args.teacher, args.game, args.multipv) as teacher:
+            index = first
+            while not stopping():
+                yield play_and_label(args, teacher, index)
+                index += 1
+        return
+    context = multiprocessing.get_context("spawn")  # no forked copies of torch's threads
+    with context.Pool(args.workers, initializer=_start_worker, initargs=(args,)) as pool:  # exit: workers end
+        in_flight = [pool.apply_async(_worker_game, (first + i,)) for i in range(2 * args.workers)]
+        following = first + len(in_flight)
+        while not stopping():
+            in_flight[0].wait(1.0)  # a worker killed with the process group never answers: look again
+            if not in_flight[0].ready():
+                continue
+            game = in_flight.pop(0).get()
+            in_flight.append(pool.apply_async(_worker_game, (following,)))
+            following += 1
+            yield game
+
+
+class Shards:
+    """The run's labelled positions: ``data/shard_NNNNN.npz`` files of whole games."""
+
+    ARRAYS = ("planes", "policy_actions", "policy_probs", "scores", "results", "game")
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.paths = sorted(folder.glob("shard_*.npz"))
+
+    def counts(self) -> tuple[int, int]:
+        """(positions stored, the index after the last game stored)."""
+        positions, following = 0, 0
+        for path in self.paths:
+            games = self._read(path, ("game",))["game"]
+            positions += len(games)
+            following = max(following, int(games.max()) + 1 if len(games) else 0)
+        return positions, following
+
+    def write(self, games: list[LabelledGame]) -> Path:
+        path = self.folder / f"shard_{len(self.paths):05d}.npz"
+        arrays = {
+            "planes": np.concatenate([g.planes for g in games]),
+            "policy_actions": np.concatenate([g.actions for g in games]),
+            "policy_probs": np.concatenate([g.probs for g in games]),
+            "scores": np.concatenate([g.scores for g in games]),
+            "results": np.concatenate([g.results for g in games]),
+            "game": np.concatenate([np.full(len(g.scores), g.index, np.int64) for g in games]),
+        }
+        write_atomic(path, lambda handle: np.savez_compressed(handle, **arrays))  # type: ignore[arg-type]
+        self.paths.append(path)
+        return path
+
+    def load(self) -> dict[str, np.ndarray]:
+        """Every shard, concatenated."""
+        if not self.paths:
+            raise ValueError(f"no labelled positions in {self.folder}: run the data stage first")
+        parts = [self._read(path, self.ARRAYS) for path in self.paths]
+        return {name: np.concatenate([part[name] for part in parts]) for name in self.ARRAYS}
+
+    @staticmethod
+    def _read(path: Path, names: tuple[str, ...]) -> dict[str, np.ndarray]:
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                return {name: data[name] for name in names}
+        except (OSError, KeyError, ValueError, EOFError) as error:
+            raise ValueError(f"{path} is not a distillation data file ({error}); delete it to label again") from None
+
+
+def generate(args: DistillConfig, shards: Shards) -> str:
+    """Label positions until the run holds ``args.positions`` of them. Ctrl-C or SIGTERM stop it
+    between games, the finished games stored: returns why it stopped early ("interrupted",
+    "terminated"), or "" once the run holds them all."""
+    done, following = shards.counts()
+    if done >= args.positions:
+        return ""
+    with Teacher(args.teacher, args.game, args.multipv):  # a missing or broken engine fails here, once
+        pass
+    if done:
+        print(f"resuming the data stage: {done:,} positions in {len(shards.paths)} files")
+    batch: list[LabelledGame] = []
+    bar = tqdm(total=args.positions, initial=done, desc="labelled positions", unit="pos", disable=not args.progress)
+    started = time.monotonic()
+    with StopSignals() as stop:
+        try:
+            with closing(labelled_games(args, following, lambda: bool(stop.requested))) as games:
+                for game in games:
+                    batch.append(game)
+                    done += len(game.scores)
+                    bar.update(len(game.scores))
+                    if sum(len(g.scores) for g in batch) >= args.shard_size or done >= args.positions:
+                        full, batch = batch, []  # emptied first: a Ctrl-C during the write never stores it twice
+                        shards.write(full)
+                    if done >= args.positions:
+                        break
+        except KeyboardInterrupt:
+            stop.interrupted()
+        finally:
+            bar.close()
+            if batch:  # whole games, finished before the stop: kept
+                shards.write(batch)
+    print(f"labelled {done:,} positions in {len(shards.paths)} files ({time.monotonic() - started:.0f} s this time)")
+    if stop.requested:
+        print(f"{stop.requested}: the labelled files are kept; --resume continues")
+    return stop.requested

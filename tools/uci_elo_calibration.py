@@ -1,0 +1,152 @@
+"""Calibrate the UCI engine's ``UCI_Elo`` for the shipped chess network, and check it.
+
+The scale is pinned at Stockfish ``UCI_Elo`` 1350 (UCI_LimitStrength) at 100 ms a move = 1350,
+the floor of Debian's Stockfish. Weaker fixed anchors extend it downwards as a chain: each is
+rated from a match against the anchor before it. Each level of the network (simulations,
+temperature) is rated from a match against a named anchor; every match is GAMES games from the
+shipped balanced book (colours swapped per opening), Elo from the score by the logistic formula
+with a 95% interval from the per-game variance. ``--write`` stores the levels in
+``chess_envs/agents/networks/chess.elo.json`` (what UCI_Elo reads); ``--verify ELO ...`` then plays the
+setting each requested Elo maps to against the nearest anchor and prints requested against measured.
+Matches are resumable (one folder each under --out).
+
+    python tools/uci_elo_calibration.py --games 100 --write --verify 1100 900 700
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from chess_envs.agents.shipped import shipped_agent  # noqa: E402
+from chess_envs.agents.strength import Level, calibration_path, level_for  # noqa: E402
+from chess_envs.arena.game import read_openings  # noqa: E402
+from chess_envs.arena.tournament import TournamentConfig, run_tournament  # noqa: E402
+
+ANCHOR = "stockfish?elo=1350&movetime=100"
+ANCHOR_ELO = 1350.0
+CHAIN = ["fairy-stockfish?nodes=10"]
+"""weaker anchors, each rated against the one before it (the first against ANCHOR)"""
+LEVELS = ["200:0:0", "16:0:0", "1:0:1", "8:1:1"]
+"""network levels SIMULATIONS:TEMPERATURE:ANCHOR (0 = ANCHOR, 1.. = CHAIN[i-1])"""
+
+
+def network(simulations: int, temperature: float) -> str:
+    """The shipped network's spec at a level, with the options it plays with (as UCI builds it)."""
+    return shipped_agent("chess", sims=simulations, temperature=f"{temperature:g}")
+
+
+def match(player: str, opponent: str, games: int, out: Path, workers: int) -> tuple[float, int]:
+    """(player's score in [0, 1], games) over ``games`` games from the shipped book."""
+    openings = read_openings("@chess", "chess")[: games // 2]
+    name = "".join(c if c.isalnum() else "_" for c in f"{player}__vs__{opponent}")
+    config = TournamentConfig("chess", [player, opponent], games, openings, max_plies=400, seed=0)
+    started = time.monotonic()
+    records = run_tournament(config, out / name, workers=workers, progress=False)
+    scores = [r.scores[r.players.index(player)] for r in records]
+    losses = sum(r.termination in ("time", "forfeit") for r in records)
+    print(
+        f"  {player} vs {opponent}: {sum(scores):g}/{len(scores)} ({time.monotonic() - started:.0f} s"
+        + (f", {losses} forfeits" if losses else "")
+        + ")",
+        flush=True,
+    )
+    return sum(scores) / len(scores), len(scores)
+
+
+def elo_of(score: float, games: int, opponent_elo: float) -> tuple[float, float]:
+    """(Elo, 95% half-width) from a score against an opponent of known Elo; the score is kept
+    half a game inside (0, 1) so a whitewash stays finite."""
+    s = min(max(score, 0.5 / games), 1 - 0.5 / games)
+    elo = opponent_elo + 400 * math.log10(s / (1 - s))
+    spread = math.sqrt(max(s * (1 - s), 1e-6) / games)  # at most the per-game deviation (draws lower it)
+    half = 1.96 * spread * 400 / (math.log(10) * s * (1 - s))
+    return elo, half
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=Path("runs/uci_elo_calibration"))
+    parser.add_argument("--chain", nargs="*", default=CHAIN)
+    parser.add_argument("--levels", nargs="*", default=LEVELS, help="the path UCI_Elo interpolates along")
+    parser.add_argument("--also", nargs="*", default=[], help="levels measured and reported, kept off the path")
+    parser.add_argument(
+        "--write", action="store_true", help="store the levels in chess_envs/agents/networks/chess.elo.json"
+    )
+    parser.add_argument("--verify", nargs="*", type=float, default=[], help="requested Elos to check")
+    args = parser.parse_args()
+    os.environ["PATH"] = os.environ.get("PATH", "") + os.pathsep + "/usr/games"
+    anchors = [(ANCHOR, ANCHOR_ELO, 0.0, None)]
+    print(f"anchor chain (GAMES={args.games}, book @chess):", flush=True)
+    for spec in args.chain:
+        previous, previous_elo = anchors[-1][0], anchors[-1][1]
+        score, games = match(spec, previous, args.games, args.out, args.workers)
+        elo, half = elo_of(score, games, previous_elo)
+        anchors.append((spec, elo, half, {"against": previous, "score": score, "games": games}))
+    print("levels:", flush=True)
+    rows, off_path = [], []
+    for text in [*args.levels, *args.also]:
+        sims, temperature, index = text.split(":")
+        spec, anchor_elo = anchors[int(index)][0], anchors[int(index)][1]
+        score, games = match(network(int(sims), float(temperature)), spec, args.games, args.out, args.workers)
+        elo, half = elo_of(score, games, anchor_elo)
+        (rows if text in args.levels else off_path).append(
+            {
+                "simulations": int(sims),
+                "temperature": float(temperature),
+                "elo": round(elo),
+                "half": round(half),
+                "against": spec,
+                "score": round(score, 3),
+                "games": games,
+            }
+        )
+    print("\n| anchor | Elo | +/- | measured against | score |\n|---|---|---|---|---|")
+    for spec, elo, half, against in anchors:
+        where = "(fixed) | -"
+        if against:
+            where = f"{against['against']} | {against['score']:.3f} ({against['games']} games)"
+        print(f"| {spec} | {elo:.0f} | {half:.0f} | {where} |")
+    print("\n| simulations | temperature | Elo | +/- | measured against | score |\n|---|---|---|---|---|---|")
+    for row in rows + off_path:
+        print(
+            f"| {row['simulations']} | {row['temperature']:g} | {row['elo']} | {row['half']} | {row['against']} "
+            f"| {row['score']:.3f} ({row['games']} games) |"
+        )
+    if args.write:
+        data = {
+            "scale": f"{ANCHOR} = {ANCHOR_ELO:g}",
+            "made_by": "python tools/uci_elo_calibration.py " + " ".join(sys.argv[1:]),
+            "anchors": [{"spec": s, "elo": round(e), "half": round(h), **(a or {})} for s, e, h, a in anchors],
+            "levels": rows,
+            "off_path": off_path,
+        }
+        calibration_path("chess").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        print(f"\nwrote {calibration_path('chess')}")
+    if args.verify:
+        levels = sorted((Level(r["simulations"], r["temperature"], r["elo"]) for r in rows), key=lambda x: x.elo)
+        print("\n| requested | simulations | temperature | measured | +/- | against | score |")
+        print("|---|---|---|---|---|---|---|")
+        for requested in args.verify:
+            sims, temperature = level_for(requested, levels)
+            spec, anchor_elo = min(((s, e) for s, e, _, _ in anchors), key=lambda a: abs(a[1] - requested))
+            score, games = match(network(sims, temperature), spec, args.games, args.out, args.workers)
+            elo, half = elo_of(score, games, anchor_elo)
+            print(
+                f"| {requested:.0f} | {sims} | {temperature:.2f} | {elo:.0f} | {half:.0f} | {spec} | "
+                f"{score:.3f} ({games} games) |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
