@@ -32,11 +32,12 @@ import time
 import numpy as np
 import torch
 
-from chess_envs.agents.alphazero.agent import NetworkEvaluator
+from chess_envs.agents.alphazero.evaluators import NetworkEvaluator
 from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
 from chess_envs.registry import new_state
-from chess_envs.search.mcts import MCTS, MCTSConfig
+from chess_envs.search.mcts import MCTS
 from chess_envs.search.python_mcts import PythonMCTS
+from chess_envs.search.settings import MCTSConfig
 
 GAMES = ("los_alamos", "chess", "four_player")
 

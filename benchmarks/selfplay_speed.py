@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-from chess_envs.agents.alphazero.agent import RUNTIMES, NetworkEvaluator
 from chess_envs.agents.alphazero.checkpoint import load_network
+from chess_envs.agents.alphazero.evaluators import RUNTIMES, NetworkEvaluator
 from chess_envs.agents.alphazero.network import resolve_device
 from chess_envs.agents.shipped import shipped_checkpoint
 from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig, self_play_search

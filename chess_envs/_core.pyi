@@ -299,6 +299,11 @@ class EvaluationCache:
 
 MATE_PLAYS_PER_SIMULATION: int = 2000
 
+def search_settings() -> dict:
+    """
+    The native search's settings as {name: (default, low, high)} (src/native/search.hpp, Config::settings).
+    """
+
 @overload
 def forced_wins(game: ChessGame, moves: int, budget: int) -> tuple: ...
 
@@ -368,7 +373,10 @@ class ChessSearch:
     Batched PUCT search over trees of one game, a wave at a time. Not thread-safe: one search, its trees and their games serve one thread (another search is refused their trees: InUseError).
     """
 
-    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, c_puct_init: float, c_puct_base: float, fpu_reduction: float, has_root_fpu: bool, root_fpu: float, virtual_loss: float, leaves_per_tree: int, gumbel_c_visit: float, gumbel_c_scale: float, threads: int = 1, mate_depth: int = 0) -> None: ...
+    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, **settings) -> None:
+        """
+        A search of `num_players`; `settings` by name, as `Config::settings` lists them (chess_envs.search.settings declares each): those not given keep their defaults.
+        """
 
     def expand_roots(self, trees: Sequence[ChessSearchTree], num_actions: int, planes: object) -> int:
         """
@@ -465,7 +473,10 @@ class LosAlamosSearch:
     Batched PUCT search over trees of one game, a wave at a time. Not thread-safe: one search, its trees and their games serve one thread (another search is refused their trees: InUseError).
     """
 
-    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, c_puct_init: float, c_puct_base: float, fpu_reduction: float, has_root_fpu: bool, root_fpu: float, virtual_loss: float, leaves_per_tree: int, gumbel_c_visit: float, gumbel_c_scale: float, threads: int = 1, mate_depth: int = 0) -> None: ...
+    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, **settings) -> None:
+        """
+        A search of `num_players`; `settings` by name, as `Config::settings` lists them (chess_envs.search.settings declares each): those not given keep their defaults.
+        """
 
     def expand_roots(self, trees: Sequence[LosAlamosSearchTree], num_actions: int, planes: object) -> int:
         """
@@ -562,7 +573,10 @@ class FourPlayerSearch:
     Batched PUCT search over trees of one game, a wave at a time. Not thread-safe: one search, its trees and their games serve one thread (another search is refused their trees: InUseError).
     """
 
-    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, c_puct_init: float, c_puct_base: float, fpu_reduction: float, has_root_fpu: bool, root_fpu: float, virtual_loss: float, leaves_per_tree: int, gumbel_c_visit: float, gumbel_c_scale: float, threads: int = 1, mate_depth: int = 0) -> None: ...
+    def __init__(self, num_players: int, cache: EvaluationCache, planes_size: int, num_actions: int, **settings) -> None:
+        """
+        A search of `num_players`; `settings` by name, as `Config::settings` lists them (chess_envs.search.settings declares each): those not given keep their defaults.
+        """
 
     def expand_roots(self, trees: Sequence[FourPlayerSearchTree], num_actions: int, planes: object) -> int:
         """

@@ -18,9 +18,9 @@ import statistics
 import tempfile
 import time
 
-from chess_envs.train.alphazero import run
 from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig
 from chess_envs.train.alphazero.learner import Learner
+from chess_envs.train.alphazero.loop import run
 from chess_envs.train.alphazero.players import Players
 from chess_envs.train.config import parse_args
 

@@ -18,8 +18,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from chess_envs.agents.alphazero.agent import NetworkEvaluator
 from chess_envs.agents.alphazero.checkpoint import load_network
+from chess_envs.agents.alphazero.evaluators import NetworkEvaluator
 from chess_envs.agents.alphazero.network import resolve_device
 from chess_envs.files import write_atomic
 from chess_envs.search.settings import MCTSConfig

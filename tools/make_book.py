@@ -59,8 +59,8 @@ def network_judge(game: str) -> tuple[Judge, Callable[[], None]]:
     """The shipped network's value head: 1000 x (highest seat value - lowest)."""
     import torch
 
-    from chess_envs.agents.alphazero.agent import NetworkEvaluator
     from chess_envs.agents.alphazero.checkpoint import load_network
+    from chess_envs.agents.alphazero.evaluators import NetworkEvaluator
     from chess_envs.agents.shipped import shipped_checkpoint
 
     network, _ = load_network(shipped_checkpoint(game), game)

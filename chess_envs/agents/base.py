@@ -94,6 +94,24 @@ class SearchingAgent(Protocol):
         ...
 
 
+@runtime_checkable
+class TunableSearchingAgent(SearchingAgent, Protocol):
+    """A searching agent whose evaluation cache and move temperature a front-end manages (UCI's
+    ``Clear Hash``, ``hashfull`` and ``UCI_Elo``); engines that only search stay :class:`SearchingAgent`."""
+
+    def clear_cache(self) -> None:
+        """Forget the evaluations (network outputs) kept for positions seen before."""
+        ...
+
+    def cache_usage(self) -> float | None:
+        """The share of the evaluation cache in use, in [0, 1]; None when the agent keeps none."""
+        ...
+
+    def set_temperature(self, temperature: float) -> None:
+        """Choose moves at this temperature from now on (0: the best move; higher plays weaker)."""
+        ...
+
+
 class AgentBase:
     """The defaults of agents that hold nothing to end and need no warming up."""
 

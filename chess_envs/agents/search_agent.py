@@ -12,7 +12,8 @@ import numpy as np
 from chess_envs.agents.base import AgentBase, SearchLimits, Thought
 from chess_envs.core import GameState
 from chess_envs.registry import get_game
-from chess_envs.search.settings import Evaluator, MCTSConfig, Search, most_visited_line
+from chess_envs.search.protocol import Evaluator, Search, most_visited_line
+from chess_envs.search.settings import MCTSConfig
 
 CHUNK = 16
 """simulations between the first looks at the clock, the stop flag and the report"""
@@ -63,6 +64,19 @@ class SearchAgent(AgentBase):
         self._tree = None
         if seed is not None:
             self.rng = np.random.default_rng(seed)
+
+    def clear_cache(self) -> None:
+        """Forget the evaluations kept for positions seen before."""
+        self.search.cache.clear()
+
+    def cache_usage(self) -> float | None:
+        """The share of the evaluation cache in use, in [0, 1]; None when the search keeps none."""
+        cache = self.search.cache
+        return min(1.0, cache.bytes / cache.capacity) if cache.capacity else None
+
+    def set_temperature(self, temperature: float) -> None:
+        """Choose moves at this temperature from now on (0: the most visited move)."""
+        self.temperature = temperature
 
     def prepare(self, state: GameState) -> None:
         """Called before each search (an evaluator that reads the game's options adapts here)."""

@@ -11,10 +11,8 @@ nor an agent it plays the network shipped for the variant (``alphazero:@chess``,
 ``alphazero:@los_alamos``, package data). Supported: ``uci``,
 ``isready``, ``ucinewgame``, ``position startpos|fen ... [moves ...]``, ``go`` with ``nodes``,
 ``movetime``, ``wtime``/``btime``/``winc``/``binc``/``movestogo``, ``depth``, ``ponder`` and
-``infinite``, ``stop``, ``ponderhit``, ``setoption`` and ``quit``. Options (names
-case-insensitive): ``UCI_Variant``, ``Simulations``, ``Threads`` (torch's threads for the
-network), ``Hash`` (the evaluation cache, MB), ``Clear Hash``, ``MultiPV``, ``Move Overhead``
-(ms), ``Ponder``, ``UCI_ShowWDL`` (:func:`win_draw_loss`). An AlphaZero search runs in a thread
+``infinite``, ``stop``, ``ponderhit``, ``setoption`` and ``quit``; the options are :data:`OPTIONS`.
+An AlphaZero search runs in a thread
 in chunks of simulations and reports ``info depth seldepth [multipv] score cp [wdl] nodes nps
 hashfull time pv`` after each; ``stop`` ends it at the next chunk; ``go ponder`` searches until
 ``ponderhit`` (the same tree goes on under the move's own limits) or ``stop``; ``bestmove``
@@ -39,7 +37,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import BinaryIO, TextIO
+from dataclasses import dataclass
+from typing import Any, BinaryIO, TextIO
 
 import numpy as np
 
@@ -49,6 +48,7 @@ from chess_envs.agents.base import (
     SearchingAgent,
     SearchLimits,
     Thought,
+    TunableSearchingAgent,
     centipawns,
     make_agent,
     move_time,
@@ -61,13 +61,94 @@ from chess_envs.registry import new_state, registered_games
 VARIANTS = {record.uci_variant: record.name for record in registered_games() if record.uci_variant}
 """UCI_Variant value -> game name, from the registry (the first is the variant at start)"""
 _CHUNK = 16  # the agent's own simulations: every search is given its limits
-_DEFAULT_SIMULATIONS = 800
-_DEFAULT_HASH_MB = 256
-_DEFAULT_OVERHEAD_MS = 30
+
+
+@dataclass(frozen=True)
+class Option:
+    """A row of :data:`OPTIONS`: a UCI option's ``name``, ``type`` (spin, check, combo, button or
+    string), the :class:`UCIEngine` ``attribute`` holding its value (None: a button) and ``default``
+    (a spin's None: its min); a spin's ``bounds`` or the function of the engine giving them, a
+    combo's ``values``; ``when``: offered (advertised and accepted) only while it is true; ``reload``:
+    a change stops any search and drops the agent first; ``then(engine, old)``: called after each
+    accepted value."""
+
+    name: str
+    type: str
+    attribute: str | None = None
+    default: int | bool | str | None = None
+    bounds: tuple[int, int] | Callable[[UCIEngine], tuple[int, int]] = (0, 0)
+    values: tuple[str, ...] = ()
+    when: Callable[[UCIEngine], object] | None = None
+    reload: bool = False
+    then: Callable[[UCIEngine, Any], None] | None = None
+
+    def offered(self, engine: UCIEngine) -> bool:
+        return self.when is None or bool(self.when(engine))
+
+    def range(self, engine: UCIEngine) -> tuple[int, int]:
+        return self.bounds(engine) if callable(self.bounds) else self.bounds
+
+    def line(self, engine: UCIEngine) -> str:
+        """The row's ``option name ...`` line of ``uci``."""
+        text = f"option name {self.name} type {self.type}"
+        if self.type == "spin":
+            low, high = self.range(engine)
+            return f"{text} default {low if self.default is None else self.default} min {low} max {high}"
+        default = str(self.default).lower() if isinstance(self.default, bool) else self.default
+        choices = "".join(f" var {value}" for value in self.values)
+        return text if self.type == "button" else f"{text} default {default}{choices}"
+
+    def parse(self, value: str, engine: UCIEngine) -> int | bool | str:
+        """``setoption``'s value if the row accepts it, else ValueError saying what it accepts."""
+        if self.type == "spin":
+            return _spin(value, self.name, *self.range(engine))
+        if self.type == "check":
+            return _check(value, self.name)
+        if self.type == "combo":
+            for choice in self.values:
+                if choice.lower() == value.lower():
+                    return choice
+            raise ValueError(f"{self.name} must be one of {list(self.values)}, got {value!r}")
+        return value
+
+
+# fmt: off
+OPTIONS = (
+    Option("UCI_Variant", "combo", "variant", next(iter(VARIANTS)), values=tuple(VARIANTS), reload=True,
+           then=lambda engine, old: engine._new_game([]) if engine.variant != old else None),
+    Option("Simulations", "spin", "simulations", 800, (1, 1_000_000)),
+    Option("Threads", "spin", "threads", 1, (1, 256), then=lambda engine, _: _set_torch_threads(engine.threads)),
+    Option("Hash", "spin", "hash_mb", 256, (1, 65_536), reload=True),
+    Option("Clear Hash", "button", then=lambda engine, _: engine._clear_hash()),
+    Option("MultiPV", "spin", "multipv", 1, (1, 500)),
+    Option("Move Overhead", "spin", "overhead_ms", 30, (0, 5_000)),
+    Option("Ponder", "check", "ponder", False),
+    Option("UCI_ShowWDL", "check", "show_wdl", False),
+    Option("UCI_LimitStrength", "check", "limit_strength", False, when=lambda engine: engine._levels()),
+    Option("UCI_Elo", "spin", "elo", None, lambda engine: engine._elo_range(), when=lambda engine: engine._levels()),
+)
+# fmt: on
+"""The UCI options, advertised by ``uci`` in this order and parsed by ``setoption`` (names in any
+case) from the same row, as Stockfish's ``OptionsMap`` does: Threads are torch's (the network's),
+Hash is the evaluation cache in MB, Move Overhead ms, UCI_ShowWDL :func:`win_draw_loss`; UCI_Elo
+is offered over the calibrated levels' range, UCI_LimitStrength with it."""
+_BY_NAME = {option.name.lower(): option for option in OPTIONS}
 
 
 class UCIEngine:
-    """The protocol state machine; ``handle(line)`` processes one command."""
+    """The protocol state machine; ``handle(line)`` processes one command. The attributes below hold
+    the options' values (:data:`OPTIONS`)."""
+
+    variant: str
+    simulations: int
+    threads: int
+    hash_mb: int
+    multipv: int
+    overhead_ms: int
+    ponder: bool
+    show_wdl: bool
+    limit_strength: bool
+    elo: int | None
 
     def __init__(self, checkpoint: str | None = None, agent_spec: str | None = None, out: TextIO = sys.stdout) -> None:
         if checkpoint is not None and agent_spec is not None:
@@ -75,16 +156,9 @@ class UCIEngine:
         self.checkpoint = checkpoint
         self.agent_spec = agent_spec
         self.out = out
-        self.variant = next(iter(VARIANTS))
-        self.simulations = _DEFAULT_SIMULATIONS
-        self.threads = 1
-        self.hash_mb = _DEFAULT_HASH_MB
-        self.multipv = 1
-        self.overhead_ms = _DEFAULT_OVERHEAD_MS
-        self.ponder = False
-        self.show_wdl = False
-        self.limit_strength = False
-        self.elo: int | None = None
+        for option in OPTIONS:
+            if option.attribute is not None:
+                setattr(self, option.attribute, option.default)
         self._searchmoves: tuple[int, ...] | None = None
         self.agent: Agent | None = None
         self.state = new_state(VARIANTS[self.variant])
@@ -144,21 +218,9 @@ class UCIEngine:
         who = self.agent_spec or f"alphazero {self.checkpoint or 'shipped network'}"
         self.send(f"id name chess-envs {who}")
         self.send("id author chess-envs")
-        variants = " ".join(f"var {variant}" for variant in VARIANTS)
-        self.send(f"option name UCI_Variant type combo default {next(iter(VARIANTS))} {variants}")
-        self.send(f"option name Simulations type spin default {_DEFAULT_SIMULATIONS} min 1 max 1000000")
-        self.send("option name Threads type spin default 1 min 1 max 256")
-        self.send(f"option name Hash type spin default {_DEFAULT_HASH_MB} min 1 max 65536")
-        self.send("option name Clear Hash type button")
-        self.send("option name MultiPV type spin default 1 min 1 max 500")
-        self.send(f"option name Move Overhead type spin default {_DEFAULT_OVERHEAD_MS} min 0 max 5000")
-        self.send("option name Ponder type check default false")
-        self.send("option name UCI_ShowWDL type check default false")
-        levels = self._levels()
-        if levels:
-            self.send("option name UCI_LimitStrength type check default false")
-            low, high = round(levels[0].elo), round(levels[-1].elo)
-            self.send(f"option name UCI_Elo type spin default {low} min {low} max {high}")
+        for option in OPTIONS:
+            if option.offered(self):
+                self.send(option.line(self))
         self.send("uciok")
 
     def _bench(self, args: list[str]) -> None:
@@ -240,50 +302,33 @@ class UCIEngine:
         if "name" not in args:
             raise ValueError("write setoption name NAME value VALUE")
         rest = args[args.index("name") + 1 :]
-        name_words = rest[: rest.index("value")] if "value" in rest else rest
         value = " ".join(rest[rest.index("value") + 1 :]) if "value" in rest else ""
-        name = " ".join(name_words).lower()
-        if name == "uci_variant":
-            if value.lower() not in VARIANTS:
-                raise ValueError(f"variant must be one of {sorted(VARIANTS)}")
-            if value.lower() != self.variant:
-                self._finish_search()
-                self.variant = value.lower()
-                self._drop_agent()
-                self.state = new_state(VARIANTS[self.variant])
-        elif name == "simulations":
-            self.simulations = _spin(value, "Simulations", 1, 1_000_000)
-        elif name == "threads":
-            self.threads = _spin(value, "Threads", 1, 256)
-            _set_torch_threads(self.threads)
-        elif name == "hash":
-            size = _spin(value, "Hash", 1, 65_536)
-            if size != self.hash_mb:
-                self._finish_search()
-                self.hash_mb = size
-                self._drop_agent()  # built again with the new cache at the next isready or go
-        elif name == "clear hash":
-            cache = getattr(getattr(self.agent, "search", None), "cache", None)
-            if cache is not None:
-                cache.clear()
-        elif name == "multipv":
-            self.multipv = _spin(value, "MultiPV", 1, 500)
-        elif name == "move overhead":
-            self.overhead_ms = _spin(value, "Move Overhead", 0, 5_000)
-        elif name == "ponder":
-            self.ponder = _check(value, "Ponder")
-        elif name == "uci_showwdl":
-            self.show_wdl = _check(value, "UCI_ShowWDL")
-        elif name == "uci_limitstrength":
-            self.limit_strength = _check(value, "UCI_LimitStrength")
-        elif name == "uci_elo":
-            self.elo = _spin(value, "UCI_Elo", 0, 4000)
-        else:
-            raise ValueError(f"no option {name!r}")
+        name = " ".join(rest[: rest.index("value")] if "value" in rest else rest)
+        option = _BY_NAME.get(name.lower())
+        if option is None or not option.offered(self):
+            raise ValueError(f"no option {name!r}" + (" with this agent and variant" if option else ""))
+        new = option.parse(value, self)
+        old = None if option.attribute is None else getattr(self, option.attribute)
+        if option.reload and new != old:  # the agent is built again at the next isready or go
+            self._finish_search()
+            self._drop_agent()
+        if option.attribute is not None:
+            setattr(self, option.attribute, new)
+        if option.then is not None:
+            option.then(self, old)
 
     def _levels(self) -> list[Level]:
         """The calibrated levels of the variant's shipped network; [] with another agent."""
         return [] if self.checkpoint or self.agent_spec else load_levels(VARIANTS[self.variant])
+
+    def _elo_range(self) -> tuple[int, int]:
+        """UCI_Elo's min and max: the calibrated levels' Elo."""
+        levels = self._levels()
+        return round(levels[0].elo), round(levels[-1].elo)
+
+    def _clear_hash(self) -> None:
+        if isinstance(self.agent, TunableSearchingAgent):
+            self.agent.clear_cache()
 
     def _strength(self) -> tuple[int, float] | None:
         """(simulations, temperature) of the UCI_Elo asked for, None at full strength."""
@@ -399,9 +444,9 @@ class UCIEngine:
                 self._wait_for_ponder_end()
             return state.action_to_move(agent.select_action(state.copy())), None
         report = functools.partial(self._info, state)
-        if hasattr(agent, "temperature") and not self.agent_spec:  # the network: UCI_Elo's temperature
+        if isinstance(agent, TunableSearchingAgent) and not self.agent_spec:  # the network: UCI_Elo's temperature
             strength = self._strength()
-            agent.temperature = 0.0 if strength is None else strength[1]
+            agent.set_temperature(0.0 if strength is None else strength[1])
         if "ponder" in limits:  # search on the opponent's time until told how it went
             thought = agent.think(
                 state,
@@ -431,9 +476,9 @@ class UCIEngine:
     def _info(self, state: GameState, thought: Thought) -> None:
         """Send the info lines of a search (one per MultiPV line): depth is the line's length."""
         nps = int(thought.nodes / thought.seconds) if thought.seconds > 0 else 0
-        cache = getattr(getattr(self.agent, "search", None), "cache", None)
-        full = min(1000, int(1000 * cache.bytes / cache.capacity)) if cache is not None and cache.capacity else None
-        hashfull = f" hashfull {full}" if full is not None else ""
+        agent = self.agent
+        usage = agent.cache_usage() if isinstance(agent, TunableSearchingAgent) else None
+        hashfull = f" hashfull {int(1000 * usage)}" if usage is not None else ""
         lines = thought.lines or ((thought.action, thought.score, thought.pv),)
         for rank, (_, score, line) in enumerate(lines, start=1):
             board, moves = state.copy(), []

@@ -27,17 +27,17 @@ import numpy as np
 from chess_envs.core import GameState
 from chess_envs.native import InUseError, NativeState, core
 from chess_envs.registry import get_game
-from chess_envs.search.settings import (
+from chess_envs.search.protocol import (
     Evaluator,
-    MCTSConfig,
     PolicyOutput,
     check_not_over,
     restricted_priors,
     sample_visits,
     temperatures,
 )
+from chess_envs.search.settings import MCTSConfig, native_settings
 
-__all__ = ["MCTS", "Evaluator", "MCTSConfig", "NodeView", "PolicyOutput", "SearchTree"]
+__all__ = ["MCTS", "NodeView", "SearchTree"]
 
 
 class NodeView:
@@ -252,23 +252,12 @@ class MCTS:
 
     def _native_search(self, state: GameState) -> Any:
         """The native search for the state's game, with the current config (cheap to build)."""
-        config = self.config
         return get_game(state.game_name).native_class("Search")(
             num_players=self.num_players,
             cache=self.cache,
             planes_size=int(np.prod(state.observation_shape)),
             num_actions=state.num_actions,
-            c_puct_init=config.c_puct_init,
-            c_puct_base=config.c_puct_base,
-            fpu_reduction=config.fpu_reduction,
-            has_root_fpu=config.root_fpu is not None,
-            root_fpu=config.root_fpu if config.root_fpu is not None else 0.0,
-            virtual_loss=config.virtual_loss,
-            leaves_per_tree=config.leaves_per_tree,
-            gumbel_c_visit=config.gumbel_c_visit,
-            gumbel_c_scale=config.gumbel_c_scale,
-            threads=config.threads,
-            mate_depth=config.mate_depth,
+            **native_settings(self.config),
         )
 
     def _planes_for(self, state: GameState, rows: int) -> np.ndarray:

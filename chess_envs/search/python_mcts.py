@@ -25,9 +25,8 @@ import numpy as np
 from chess_envs.core import GameState
 from chess_envs.native import InUseError
 from chess_envs.search.mate_probe import PLAYS_PER_SIMULATION, probe_root
-from chess_envs.search.settings import (
+from chess_envs.search.protocol import (
     Evaluator,
-    MCTSConfig,
     PolicyOutput,
     check_not_over,
     quantize_planes,
@@ -36,6 +35,7 @@ from chess_envs.search.settings import (
     sample_visits,
     temperatures,
 )
+from chess_envs.search.settings import MCTSConfig
 
 __all__ = ["EvaluationCache", "Node", "PythonMCTS", "PythonSearchTree"]
 

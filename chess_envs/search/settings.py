@@ -1,200 +1,90 @@
-"""What a search takes and gives, shared by the native search and the Python one: its settings
-(:class:`MCTSConfig`), the evaluator it calls, the :class:`Search` protocol with its one call
-(``policy``) and the typed result of that call (:class:`PolicyOutput`)."""
+"""The search's settings, each declared once: :class:`MCTSConfig`'s fields are the table (type,
+default, bounds, one-line doc, the agent spec's name for it, whether the native search takes it).
+
+Everything else is derived from this table: the native search is given the ``native`` rows by name
+(``src/native/search.hpp`` declares the same rows for C++, ``Config::settings``, and
+``tests/search/test_settings.py`` compares the two), the AlphaZero agent's spec options are the rows
+with a ``spec`` name (:func:`spec_options`), and the AlphaZero trainer's flags are this class as its
+``search`` section (``--simulations``, ``--fpu-reduction``, ...), with its own defaults declared there.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import dataclasses
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any
 
-import numpy as np
-
-from chess_envs.core import GameState
-
-MAX_THREADS = 256
-"""the most threads a native search descends trees with"""
-MAX_MATE_DEPTH = 5
-"""the longest forced win (in moves) the root's mate probe may look for"""
-
-Evaluator = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
-"""planes ``[B, C, H, W]`` (float32, or uint8 with ``MCTSConfig.planes="uint8"``) -> (logits
-``[B, num_actions]``, values ``[B, value_size]``, mover first)."""
-
-
-def quantize_planes(planes: np.ndarray) -> np.ndarray:
-    """Planes in [0, 1] as uint8 steps of 1/255 (rounded half to even, clamped): exact for the 0/1
-    planes, 1/255 steps for the counters. The replay buffer's format, and the search's with
-    ``planes="uint8"``; ``x / 255`` in float32 gives the network its input back."""
-    return np.clip(np.rint(planes * np.float32(255.0)), 0, 255).astype(np.uint8)
+from chess_envs.fields import arg, check_fields, parse_value
 
 
 @dataclass
 class MCTSConfig:
     """Search settings; the defaults are AlphaZero's where it published them."""
 
-    simulations: int = 100
-    """simulations per move and tree"""
-    c_puct_init: float = 1.25
-    """exploration constant c(s) = c_init + log((1 + N + c_base) / c_base)"""
-    c_puct_base: float = 19652.0
-    dirichlet_alpha: float = 0.3
-    """root noise concentration (AlphaZero: 0.3 chess; larger for fewer moves)"""
-    dirichlet_fraction: float = 0.0
-    """share of root prior replaced by Dirichlet noise (0.25 in self-play, 0 to play)"""
-    fpu_reduction: float = 0.25
-    """first-play urgency: an unvisited child scores the parent's value minus this"""
-    root_fpu: float | None = 1.0
-    """unvisited root children score this (1.0: as much as a win, so most root moves get tried, though a
-    favourite's value plus exploration bonus can still outbid it); None: as below the root"""
-    virtual_loss: float = 1.0
-    leaves_per_tree: int = 8
-    """in-flight simulations per tree per batched evaluation"""
-    cache_mb: float = 256.0
-    """memory for network outputs kept for positions seen again (0: no cache); see EvaluationCache"""
-    gumbel: bool = False
-    """root action by Gumbel sequential halving (for small simulation budgets)"""
-    gumbel_considered: int = 16
-    """actions considered at the root by the Gumbel search"""
-    gumbel_c_visit: float = 50.0
-    gumbel_c_scale: float = 1.0
-    mate_depth: int = 3
-    """two-player games: before the simulations, the root's forced wins within this many moves are
-    searched for exhaustively (0: not); one found is played at once, and the moves the probe played
-    come off the budget (:data:`~chess_envs.search.mate_probe.PLAYS_PER_SIMULATION` a simulation, at
-    most a quarter of it)"""
-    threads: int = 1
-    """trees the native search descends in parallel in each wave (same results as 1: each tree is
-    walked by one thread, its leaves queued in order); pays off when the search, not the network,
-    is the bottleneck, e.g. with a GPU. The Python reference search ignores it."""
-    planes: str = "float32"
-    """what the evaluator is given: float32 planes, or ``uint8`` (:func:`quantize_planes`: a
-    quarter of the bytes to write and to move to a GPU; what self-play and the agent use)"""
+    simulations: int = arg(100, "simulations per move and tree", low=1, high=1_000_000, spec="sims")
+    c_puct_init: float = arg(
+        1.25, "PUCT's exploration c(s) = c_init + log((1 + N + c_base) / c_base)", low=0, high=100, native=True,
+        spec="cpuct",
+    )  # fmt: skip
+    c_puct_base: float = arg(19652.0, "c_base of PUCT's exploration c(s)", low=1, high=1e9, native=True)
+    dirichlet_alpha: float = arg(0.3, "root noise concentration (AlphaZero: 0.3 chess; more for fewer moves)", above=0)
+    dirichlet_fraction: float = arg(
+        0.0, "share of the root prior replaced by Dirichlet noise (0.25 in self-play, 0 to play)", low=0, high=1
+    )
+    fpu_reduction: float = arg(
+        0.25, "first-play urgency: an unvisited child scores its parent's value less this", low=-2, high=2,
+        native=True, spec="fpu",
+    )  # fmt: skip
+    root_fpu: float | None = arg(
+        1.0, "what an unvisited root child scores (1: a win, so most root moves get tried); none: as below the root",
+        low=-1, high=1, native=True, spec="root_fpu",
+    )  # fmt: skip
+    virtual_loss: float = arg(1.0, "value taken off a path while its leaf waits for the network", low=0, high=100,
+                              native=True)  # fmt: skip
+    leaves_per_tree: int = arg(
+        8, "in-flight simulations per tree per batched evaluation (virtual loss)", low=1, high=4_096, native=True,
+        spec="leaves",
+    )  # fmt: skip
+    cache_mb: float = arg(
+        256.0, "memory for network outputs kept for positions seen again (0: no cache)", low=0, high=65_536,
+        spec="cache_mb",
+    )  # fmt: skip
+    gumbel: bool = arg(False, "root action by Gumbel sequential halving (for small simulation budgets)", spec="gumbel")
+    gumbel_considered: int = arg(16, "actions the Gumbel search considers at the root", low=1, high=4_096)
+    gumbel_c_visit: float = arg(50.0, "Gumbel's c_visit of the completed-Q scale", low=0, high=1e6, native=True)
+    gumbel_c_scale: float = arg(1.0, "Gumbel's c_scale of the completed-Q scale", low=0, high=1e3, native=True)
+    mate_depth: int = arg(
+        3, "two-player games: the root's forced wins within this many moves are searched for first and played "
+        "(0: not); the probe's cost comes off the simulations", low=0, high=5, native=True, spec="mate",
+    )  # fmt: skip
+    threads: int = arg(
+        1, "trees the native search walks in parallel in each wave (same results as 1; for a fast network)",
+        low=1, high=256, native=True,
+    )  # fmt: skip
+    planes: str = arg("float32", "what the evaluator is given: float32 planes, or uint8 (1/255 steps, a quarter "
+                      "of the bytes)", choices=("float32", "uint8"))  # fmt: skip
 
     def __post_init__(self) -> None:
-        if not 1 <= self.threads <= MAX_THREADS:
-            raise ValueError(f"threads must be in [1, {MAX_THREADS}], got {self.threads}")
-        if not 0 <= self.mate_depth <= MAX_MATE_DEPTH:
-            raise ValueError(f"mate_depth must be in [0, {MAX_MATE_DEPTH}], got {self.mate_depth}")
-        if self.planes not in ("float32", "uint8"):
-            raise ValueError(f"planes must be float32 or uint8, got {self.planes!r}")
+        check_fields(self)
 
 
-@dataclass(frozen=True)
-class PolicyOutput:
-    """What one search call gives for a batch of ``B`` trees (mctx's ``PolicyOutput``, with the
-    per-tree arrays over each root's legal actions, whose number ``A_i`` differs from tree to tree)."""
+SETTINGS: dict[str, dataclasses.Field] = {item.name: item for item in dataclasses.fields(MCTSConfig)}
+"""the table: setting name -> its field (``.default``, ``.type``, ``.metadata``: help, bounds, spec, native)"""
 
-    action: np.ndarray
-    """int64 ``[B]``: the move chosen in each tree"""
-    legal_actions: tuple[np.ndarray, ...]
-    """per tree, int64 ``[A_i]``: the root's legal actions, the order of the arrays below"""
-    action_weights: tuple[np.ndarray, ...]
-    """per tree, float32 ``[A_i]``: the improved policy (visit shares; Gumbel: softmax of logits plus
-    scaled completed Q-values), the training target"""
-    visit_counts: tuple[np.ndarray, ...]
-    """per tree, float64 ``[A_i]``: the root's visits per action"""
-    root_value: np.ndarray
-    """float32 ``[B]``: the search's value of the root for its mover (visit-weighted mean of its
-    edges' values; the network's value when nothing was visited)"""
-    score: np.ndarray
-    """float32 ``[B]``: the mover's expected outcome in [-1, 1] after the chosen move (its edge's mean
-    value; the root's value when it was not visited)"""
-    trees: tuple[Any, ...]
-    """the searched trees (their ``root`` nodes hold the statistics; see :func:`principal_variation`)"""
+SPEC_NAMES: dict[str, str] = {item.metadata["spec"]: name for name, item in SETTINGS.items() if item.metadata["spec"]}
+"""an agent spec's option name -> the setting it sets (``sims`` -> ``simulations``)"""
 
 
-class Search(Protocol):
-    """A batched tree search: :class:`~chess_envs.search.mcts.MCTS` (native games) and
-    :class:`~chess_envs.search.python_mcts.PythonMCTS` (any game) both are one."""
-
-    evaluate: Evaluator
-    config: MCTSConfig
-    cache: Any
-
-    @property
-    def network_evaluations(self) -> int: ...
-
-    @property
-    def simulations_done(self) -> int: ...
-
-    def new_tree(self, state: GameState) -> Any:
-        """A tree searching ``state`` (the tree walks the state; play moves with ``tree.advance``)."""
-        ...
-
-    def policy(
-        self,
-        trees: Sequence[Any],
-        rng: np.random.Generator,
-        *,
-        temperature: float | Sequence[float] = 0.0,
-        simulations: int | None = None,
-    ) -> PolicyOutput:
-        """Search every tree ``simulations`` (default: the config's) more times and choose a move in
-        each: Gumbel's pick, the shortest proven win, the most visited (temperature 0) or a sample
-        proportional to ``visits ** (1 / temperature)``. ``rng`` draws every random number (root
-        noise, Gumbel noise, sampling). A finished game is a ValueError."""
-        ...
+def native_settings(config: MCTSConfig) -> dict[str, Any]:
+    """The settings the native search takes, by name (its ``Search(..., **settings)``)."""
+    return {name: getattr(config, name) for name, item in SETTINGS.items() if item.metadata["native"]}
 
 
-def temperatures(temperature: float | Sequence[float], count: int) -> np.ndarray:
-    """``temperature`` (one for all, or one per tree) as float64 ``[count]``; ValueError if negative."""
-    values = np.asarray(temperature, dtype=np.float64)
-    if values.ndim > 1 or (values.ndim == 1 and len(values) != count):
-        raise ValueError(f"temperature must be a number or one per tree ({count}), got shape {values.shape}")
-    values = np.broadcast_to(values, (count,))
-    if not np.all(np.isfinite(values)) or np.any(values < 0):
-        raise ValueError(f"temperatures must be finite and >= 0, got {values.tolist()}")
-    return values
-
-
-def check_not_over(state: GameState) -> None:
-    """ValueError when ``state``'s game is over: a finished game has no move to choose."""
-    outcome = state.outcome()
-    if outcome is not None:
-        raise ValueError(f"the game is over ({outcome.termination.value}): there is no move to choose")
-
-
-def restricted_priors(actions: np.ndarray, priors: np.ndarray, only: np.ndarray) -> np.ndarray | None:
-    """The root priors (n,) with the moves not in ``only`` zeroed and the rest renormalised (evenly
-    where their priors are all zero), or None when nothing changes (all or none of them legal).
-    Both searches never search a root move of zero prior, so the simulations go to ``only``."""
-    keep = np.isin(actions, only)
-    if not keep.any() or keep.all():
-        return None
-    weights = np.where(keep, priors, 0.0)
-    return weights / weights.sum() if weights.sum() > 0 else keep / keep.sum()
-
-
-def sample_visits(visits: np.ndarray, temperature: float, rng: np.random.Generator) -> int:
-    """An index drawn with probability proportional to ``visits ** (1 / temperature)`` (uniform
-    when nothing was visited, as at a root reached by ``advance``)."""
-    weights = visits ** (1.0 / temperature)
-    if not weights.sum() > 0:
-        weights = np.ones_like(weights)
-    return int(rng.choice(len(visits), p=weights / weights.sum()))
-
-
-def root_statistics(node: Any, index: int) -> tuple[float, float]:
-    """(root value, score of the action at ``index``) for the root ``node``'s mover."""
-    visits, values = node.visits, node.values
-    total = visits.sum()
-    network = float(node.value[node.player])
-    root = float(values.sum() / total) if total > 0 else network
-    score = float(values[index] / visits[index]) if visits[index] > 0 else root
-    return root, score
-
-
-def principal_variation(tree: Any, limit: int = 64) -> list[int]:
-    """The most visited line from ``tree``'s root, as actions (at most ``limit``)."""
-    return most_visited_line(tree.root, limit)
-
-
-def most_visited_line(node: Any, limit: int = 64) -> list[int]:
-    """The most visited line from ``node`` (a node view, or None), as actions (at most ``limit``)."""
-    line = cast(list[int], [])
-    while node is not None and len(node.actions) and node.visits.max() > 0 and len(line) < limit:
-        index = int(np.argmax(node.visits))
-        line.append(int(node.actions[index]))
-        node = node.children[index]
-    return line
+def spec_options(options: dict[str, str]) -> dict[str, Any]:
+    """The search settings among an agent spec's ``options`` (``sims=200&fpu=0``) as ``{setting:
+    value}``, each read and checked by its row (a ValueError names the option), and taken out of
+    ``options``."""
+    found = {}
+    for key in [key for key in options if key in SPEC_NAMES]:
+        found[SPEC_NAMES[key]] = parse_value(SETTINGS[SPEC_NAMES[key]], options.pop(key), f"option {key}")
+    return found

@@ -19,28 +19,19 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
+import functools
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar, cast
 
+from chess_envs.fields import arg, check_fields, kind_of, parse_value
+
 C = TypeVar("C", bound="Config")
-_KINDS = {"int": int, "float": float, "bool": bool, "str": str}
 
+__all__ = ["Config", "arg", "build", "fail", "from_dict", "parse_args", "section", "settings", "to_dict"]
 
-def arg(
-    default: Any,
-    help: str,  # noqa: A002  (argparse's name)
-    *,
-    low: float | None = None,
-    above: float | None = None,
-    high: float | None = None,
-    choices: tuple[str, ...] | None = None,
-) -> Any:
-    """A field of a section: its default, help text, and what it must keep: ``low <= value <= high``,
-    ``value > above``, or one of ``choices``."""
-    metadata = {"help": help, "low": low, "above": above, "high": high, "choices": choices}
-    return dataclasses.field(default=default, metadata=metadata)
+RENAMED = {"search_threads": "threads"}
+"""settings renamed since a run folder may have been written: old name -> today's (0.3 -> 0.4)"""
 
 
 def section(cls: type, **defaults: Any) -> Any:
@@ -84,24 +75,7 @@ def validate(config: Config) -> None:
     then the config's own :meth:`Config.check`. ValueError names the first field that is wrong."""
     for part in dataclasses.fields(config):  # type: ignore[arg-type]
         holder = getattr(config, part.name)
-        for item in dataclasses.fields(holder):
-            value, meta = getattr(holder, item.name), item.metadata
-            kind = _KINDS[item.type] if isinstance(item.type, str) else item.type
-            if kind is float and isinstance(value, int) and not isinstance(value, bool):
-                value = float(value)
-                setattr(holder, item.name, value)
-            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-                raise ValueError(f"{item.name} must be {kind.__name__}, got {value!r}")
-            if kind is float and not math.isfinite(cast(float, value)):
-                raise ValueError(f"{item.name} must be a finite number, got {value}")
-            if meta.get("choices") is not None and value not in meta["choices"]:
-                raise ValueError(f"{item.name} must be one of {', '.join(meta['choices'])}; got {value!r}")
-            if meta.get("low") is not None and value < meta["low"]:
-                raise ValueError(f"{item.name} must be >= {meta['low']:,}, got {value:,}")
-            if meta.get("above") is not None and not value > meta["above"]:
-                raise ValueError(f"{item.name} must be > {meta['above']:,}, got {value:,}")
-            if meta.get("high") is not None and value > meta["high"]:
-                raise ValueError(f"{item.name} must be <= {meta['high']:,}, got {value:,}")
+        check_fields(holder)
         if hasattr(holder, "check"):
             holder.check()
     config.check()
@@ -131,7 +105,7 @@ def from_dict(cls: type[C], data: dict[str, Any]) -> C:
     names = {part.name for part in dataclasses.fields(cls)}  # type: ignore[arg-type]
     if data and all(isinstance(value, dict) and key in names for key, value in data.items()):
         data = {name: value for part in data.values() for name, value in part.items()}
-    return build(cls, **data)
+    return build(cls, **{RENAMED.get(name, name): value for name, value in data.items()})
 
 
 def parse_args(
@@ -146,15 +120,14 @@ def parse_args(
         if name == "preset":
             continue
         group = groups.setdefault(part, parser.add_argument_group(part))
-        kind = _KINDS[item.type] if isinstance(item.type, str) else item.type
+        kind, _ = kind_of(item)
         default = getattr(_default(cls.__dataclass_fields__[part]), name)  # type: ignore[attr-defined]
         options: dict[str, Any] = {"default": None, "help": f"{item.metadata.get('help', '')} (default: {default})"}
         if item.metadata.get("choices"):
             options["choices"] = item.metadata["choices"]
+        options["type"] = functools.partial(_flag_value, item)
         if kind is bool:
-            options.update(type=_boolean, nargs="?", const=True, metavar="{true,false}")
-        else:
-            options["type"] = kind
+            options.update(nargs="?", const=True, metavar="{true,false}")
         group.add_argument("--" + name.replace("_", "-"), **options)
     namespace = parser.parse_args(argv)
     values = dict(presets.get(namespace.preset, {})) if namespace.preset else {}
@@ -173,11 +146,11 @@ def _default(part: dataclasses.Field) -> Any:
     return cast(Callable[[], Any], part.default_factory)()
 
 
-def _boolean(text: str) -> bool:
-    value = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(text.lower())
-    if value is None:
-        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
-    return value
+def _flag_value(item: dataclasses.Field, text: str) -> Any:
+    try:
+        return parse_value(item, text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def fail(message: str) -> NoReturn:

@@ -1,8 +1,12 @@
 // Python bindings of the native search (search.hpp): one tree and one search class per game, and
-// the evaluation cache they share. agents/alphazero/mcts.py is the Python face of these classes.
+// the evaluation cache they share. chess_envs/search/mcts.py is the Python face of these classes.
+#include <algorithm>
+#include <string>
+
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
@@ -23,6 +27,40 @@ using buffers::Array;
 using buffers::exact;
 template <class T>
 using Matrix = nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+
+// A search's settings from keyword arguments, by the names of Config::settings (None for an
+// optional one leaves it unset); an unknown name is a TypeError, a value out of its range a ValueError.
+Config config_of(const nb::kwargs& settings) {
+    Config config;
+    for (auto [key, value] : settings) {
+        const std::string name = nb::cast<std::string>(key);
+        const auto& rows = Config::settings();
+        auto row = std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return name == r.name; });
+        if (row == rows.end()) throw nb::type_error(("unknown search setting '" + name + "'").c_str());
+        if (row->present) config.*row->present = !value.is_none();
+        if (row->present && value.is_none()) continue;
+        if (row->real)
+            config.*row->real = nb::cast<double>(value);
+        else
+            config.*row->whole = nb::cast<int>(value);
+    }
+    config.check();
+    return config;
+}
+
+// Config::settings as {name: (default, low, high)}: what tests/search/test_settings.py compares with
+// chess_envs/search/settings.py's table.
+nb::dict search_settings() {
+    const Config defaults;
+    nb::dict table;
+    for (const auto& row : Config::settings()) {
+        const bool unset = row.present && !(defaults.*row.present);
+        nb::object value = unset ? nb::none() : row.real ? nb::object(nb::float_(defaults.get(row)))
+                                                         : nb::object(nb::int_(defaults.*row.whole));
+        table[row.name] = nb::make_tuple(value, row.low, row.high);
+    }
+    return table;
+}
 
 template <class T>
 Array<T> owned(std::vector<T> values) {
@@ -154,26 +192,12 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
         .def(
             "__init__",
             [](S* self, int num_players, std::shared_ptr<Cache> cache, int planes_size, int num_actions,
-               double c_puct_init, double c_puct_base, double fpu_reduction, bool has_root_fpu, double root_fpu,
-               double virtual_loss, int leaves_per_tree, double gumbel_c_visit, double gumbel_c_scale, int threads,
-               int mate_depth) {
-                Config c;
-                c.c_puct_init = c_puct_init;
-                c.c_puct_base = c_puct_base;
-                c.fpu_reduction = fpu_reduction;
-                c.has_root_fpu = has_root_fpu;
-                c.root_fpu = root_fpu;
-                c.virtual_loss = virtual_loss;
-                c.leaves_per_tree = leaves_per_tree;
-                c.gumbel_c_visit = gumbel_c_visit;
-                c.gumbel_c_scale = gumbel_c_scale;
-                c.threads = threads;
-                c.mate_depth = mate_depth;
-                new (self) S(c, num_players, std::move(cache), planes_size, num_actions);
+               const nb::kwargs& settings) {
+                new (self) S(config_of(settings), num_players, std::move(cache), planes_size, num_actions);
             },
-            "num_players"_a, "cache"_a, "planes_size"_a, "num_actions"_a, "c_puct_init"_a, "c_puct_base"_a,
-            "fpu_reduction"_a, "has_root_fpu"_a, "root_fpu"_a, "virtual_loss"_a, "leaves_per_tree"_a,
-            "gumbel_c_visit"_a, "gumbel_c_scale"_a, "threads"_a = 1, "mate_depth"_a = 0)
+            "num_players"_a, "cache"_a, "planes_size"_a, "num_actions"_a, "settings"_a,
+            "A search of `num_players`; `settings` by name, as `Config::settings` lists them (chess_envs.search.settings "
+            "declares each): those not given keep their defaults.")
         .def(
             "expand_roots",
             [](S& s, const std::vector<T*>& trees, int num_actions, nb::handle planes) {
@@ -318,6 +342,8 @@ void chess_envs::bindings::bind_search(nb::module_& m) {
         .def("clear", &Cache::clear)
         .def_ro_static("OVERHEAD", &Cache::OVERHEAD);
     m.attr("MATE_PLAYS_PER_SIMULATION") = Config::PLAYS_PER_SIMULATION;
+    m.def("search_settings", &search_settings,
+          "The native search's settings as {name: (default, low, high)} (src/native/search.hpp, Config::settings).");
     bind_forced_wins<Game<StandardChess>>(m);
     bind_forced_wins<Game<LosAlamos>>(m);
     bind_search_for<Game<StandardChess>>(m, "ChessSearchTree", "ChessSearch");

@@ -11,6 +11,8 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <sstream>
+#include <string>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -44,29 +46,55 @@ struct Config {
     double gumbel_c_visit = 50.0;
     double gumbel_c_scale = 1.0;
     int threads = 1;     // trees descended in parallel during collect()
-    int mate_depth = 0;  // two-player games: the root's forced wins within this many moves are searched for first
+    int mate_depth = 3;  // two-player games: the root's forced wins within this many moves are searched for first
 
-    static constexpr int MAX_THREADS = 256, MAX_LEAVES = 4096, MAX_MATE_DEPTH = 5;
+    static constexpr int MAX_MATE_DEPTH = 5;
     // What the mate probe costs: this many moves played count as one simulation of the budget, and
     // it may spend at most a quarter of the budget. On this project's CPU a simulation of the
     // shipped networks at 200 simulations takes as long as 2,466 (Los Alamos) to 4,992 (chess)
-    // probe moves (benchmarks/mate_probe.py measures it): 2,000 overcharges the probe.
+    // probe moves (recipes/mate_probe.py measures it): 2,000 overcharges the probe.
     static constexpr long PLAYS_PER_SIMULATION = 2000;
     static constexpr long MATE_GROWTH = 20;  // a probe one move deeper is expected to cost this many times more
 
+    // A setting the binding sets by name, with its bounds: a real or a whole number, and for an
+    // optional one the flag saying it is set. chess_envs/search/settings.py declares the same rows
+    // (with docs); tests/search/test_settings.py compares the two tables.
+    struct Setting {
+        const char* name;
+        double low, high;
+        double Config::*real;
+        int Config::*whole;
+        bool Config::*present;
+    };
+    static const std::array<Setting, 10>& settings() {
+        static const std::array<Setting, 10> rows{{
+            {"c_puct_init", 0, 100, &Config::c_puct_init, nullptr, nullptr},
+            {"c_puct_base", 1, 1e9, &Config::c_puct_base, nullptr, nullptr},
+            {"fpu_reduction", -2, 2, &Config::fpu_reduction, nullptr, nullptr},
+            {"root_fpu", -1, 1, &Config::root_fpu, nullptr, &Config::has_root_fpu},
+            {"virtual_loss", 0, 100, &Config::virtual_loss, nullptr, nullptr},
+            {"leaves_per_tree", 1, 4096, nullptr, &Config::leaves_per_tree, nullptr},
+            {"gumbel_c_visit", 0, 1e6, &Config::gumbel_c_visit, nullptr, nullptr},
+            {"gumbel_c_scale", 0, 1e3, &Config::gumbel_c_scale, nullptr, nullptr},
+            {"threads", 1, 256, nullptr, &Config::threads, nullptr},
+            {"mate_depth", 0, MAX_MATE_DEPTH, nullptr, &Config::mate_depth, nullptr},
+        }};
+        return rows;
+    }
+    double get(const Setting& row) const { return row.real ? this->*row.real : double(this->*row.whole); }
+
     // Every setting finite and in its range (a NaN would break the orderings the search sorts by).
     void check() const {
-        for (double x :
-             {c_puct_init, c_puct_base, fpu_reduction, root_fpu, virtual_loss, gumbel_c_visit, gumbel_c_scale})
-            if (!std::isfinite(x)) throw std::invalid_argument("search settings must be finite numbers");
-        if (c_puct_base <= 0) throw std::invalid_argument("c_puct_base must be > 0");
-        if (virtual_loss < 0) throw std::invalid_argument("virtual_loss must be >= 0");
-        if (leaves_per_tree < 1 || leaves_per_tree > MAX_LEAVES)
-            throw std::invalid_argument("leaves_per_tree must be in [1, " + std::to_string(MAX_LEAVES) + "]");
-        if (threads < 1 || threads > MAX_THREADS)
-            throw std::invalid_argument("threads must be in [1, " + std::to_string(MAX_THREADS) + "]");
-        if (mate_depth < 0 || mate_depth > MAX_MATE_DEPTH)
-            throw std::invalid_argument("mate_depth must be in [0, " + std::to_string(MAX_MATE_DEPTH) + "]");
+        for (const Setting& row : settings()) {
+            const double x = get(row);
+            if (row.present && !(this->*row.present)) continue;
+            if (!(x >= row.low && x <= row.high))  // also refuses NaN
+            {
+                std::ostringstream message;
+                message << row.name << " must be in [" << row.low << ", " << row.high << "], got " << x;
+                throw std::invalid_argument(message.str());
+            }
+        }
     }
 };
 

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from chess_envs.agents import make_agent
-from chess_envs.agents.alphazero.agent import AlphaZeroAgent, PolicyTemperature, team_values
+from chess_envs.agents.alphazero.agent import AlphaZeroAgent
 from chess_envs.agents.alphazero.checkpoint import (
     FORMAT,
     CheckpointError,
@@ -18,7 +18,8 @@ from chess_envs.agents.alphazero.checkpoint import (
     load_network,
     save_checkpoint,
 )
-from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
+from chess_envs.agents.alphazero.evaluators import PolicyTemperature
+from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device, team_values
 from chess_envs.agents.base import SearchingAgent, SearchLimits
 from chess_envs.arena.game import play_game
 from chess_envs.registry import new_state
@@ -192,7 +193,7 @@ def test_four_player_agent_reads_values_per_team_only_in_teams():
     network = AlphaZeroNet(
         NetworkConfig(*state.observation_shape, num_actions=state.num_actions, value_size=4, filters=8, blocks=1)
     ).eval()
-    agent = AlphaZeroAgent("four_player", sims=4, network=network)
+    agent = AlphaZeroAgent.from_spec("four_player", sims=4, network=network)
     agent.select_action(state)
     assert not agent.evaluator.teams
     teams = new_state("four_player", mode="teams")
@@ -205,10 +206,12 @@ def test_four_player_agent_reads_values_per_team_only_in_teams():
 def test_agent_thinks_like_it_plays_and_goes_on_with_its_tree():
     network = network_for("los_alamos", filters=8, blocks=1)
     state = new_state("los_alamos")
-    agent = AlphaZeroAgent("los_alamos", network=network, sims=16, mate=0)  # every simulation a node
+    agent = AlphaZeroAgent.from_spec("los_alamos", network=network, sims=16, mate=0)  # every simulation a node
     assert isinstance(agent, SearchingAgent)
     first = agent.think(state, SearchLimits(nodes=16))
-    assert first.action == AlphaZeroAgent("los_alamos", network=network, sims=16, mate=0).select_action(state.copy())
+    assert first.action == AlphaZeroAgent.from_spec("los_alamos", network=network, sims=16, mate=0).select_action(
+        state.copy()
+    )
     second = agent.think(state, SearchLimits(nodes=16))
     assert (first.nodes, second.nodes) == (16, 32) and state.legal_action_mask()[second.action]
     assert state.to_text() == new_state("los_alamos").to_text()

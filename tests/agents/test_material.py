@@ -9,7 +9,7 @@ from chess_envs.agents.base import SearchingAgent, SearchLimits, make_agent
 from chess_envs.agents.four_player.material import BlendedEvaluator, MaterialEvaluator
 from chess_envs.agents.shipped import shipped_agent
 from chess_envs.registry import new_state
-from chess_envs.search.settings import quantize_planes
+from chess_envs.search.protocol import quantize_planes
 
 START = new_state("four_player").to_text()
 # Yellow's queen taken by Red, who has the 9 points for it.

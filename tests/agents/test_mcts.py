@@ -17,9 +17,10 @@ from chess_envs.agents.search_agent import SearchAgent
 from chess_envs.core import GameBase, Outcome, Termination
 from chess_envs.native import core
 from chess_envs.registry import new_state
-from chess_envs.search.mcts import MCTS, MCTSConfig, SearchTree
+from chess_envs.search.mcts import MCTS, SearchTree
+from chess_envs.search.protocol import PolicyOutput
 from chess_envs.search.python_mcts import PythonMCTS, PythonSearchTree
-from chess_envs.search.settings import PolicyOutput
+from chess_envs.search.settings import MCTSConfig
 from tests.los_alamos.reference import ReferenceLosAlamosState
 
 PUZZLES = Path(__file__).resolve().parents[1] / "data" / "reference" / "puzzles"
@@ -312,7 +313,7 @@ def test_agent_reset_empties_the_cache_and_reseeds(tmp_path):
 
     state = new_state("los_alamos")
     network = AlphaZeroNet(NetworkConfig(*state.observation_shape, state.num_actions, filters=8, blocks=1))
-    agent = AlphaZeroAgent("los_alamos", network=network, sims=16, temperature=1.0, cache_mb=1)
+    agent = AlphaZeroAgent.from_spec("los_alamos", network=network, sims=16, temperature=1.0, cache_mb=1)
     agent.select_action(state.copy())
     assert agent.search.cache.bytes > 0
     agent.reset(seed=5)
@@ -321,9 +322,9 @@ def test_agent_reset_empties_the_cache_and_reseeds(tmp_path):
     agent.reset(seed=5)
     assert [agent.select_action(state.copy()) for _ in range(5)] == first
     with pytest.raises(ValueError, match="cache_mb"):
-        AlphaZeroAgent("los_alamos", network=network, cache_mb="-1")
+        AlphaZeroAgent.from_spec("los_alamos", network=network, cache_mb="-1")
     with pytest.raises(ValueError, match="sims"):
-        AlphaZeroAgent("los_alamos", network=network, sims=10**9)
+        AlphaZeroAgent.from_spec("los_alamos", network=network, sims=10**9)
 
 
 def test_agent_takes_a_mate_in_one_the_network_would_not_try_and_never_a_stalemate():
@@ -333,7 +334,7 @@ def test_agent_takes_a_mate_in_one_the_network_would_not_try_and_never_a_stalema
 
     mate = new_state("chess", "r1q2rk1/pp1bn1pp/3p1p2/2b1p3/2P1P3/2N2BP1/P2P3K/R1B1q3 b - - 0 19")
     network = AlphaZeroNet(NetworkConfig(*mate.observation_shape, mate.num_actions, filters=8, blocks=1))
-    agent = AlphaZeroAgent("chess", network=network, sims=4, cache_mb=0)
+    agent = AlphaZeroAgent.from_spec("chess", network=network, sims=4, cache_mb=0)
     assert mate.action_to_move(agent.select_action(mate)) == "e1g1"
     assert mate.to_text().startswith("r1q2rk1/") and not mate.is_terminal(), "the position is left as it was"
     stalemate_only = new_state("chess", "7k/8/6Q1/8/8/8/8/K7 w - - 0 1")  # Qf7 stalemates, nothing mates

@@ -19,9 +19,10 @@ import pytest
 from chess_envs.native import core
 from chess_envs.registry import new_state
 from chess_envs.search.mate_probe import PLAYS_PER_SIMULATION, MateProbe, probe_root
-from chess_envs.search.mcts import MCTS, MCTSConfig, SearchTree
+from chess_envs.search.mcts import MCTS, SearchTree
+from chess_envs.search.protocol import PolicyOutput, quantize_planes
 from chess_envs.search.python_mcts import PythonMCTS, PythonSearchTree
-from chess_envs.search.settings import PolicyOutput, quantize_planes
+from chess_envs.search.settings import MCTSConfig
 
 forced_wins = core.forced_wins
 REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference" / "puzzles"

@@ -16,8 +16,8 @@ import pytest
 import torch
 
 from chess_envs.agents import make_agent
-from chess_envs.agents.alphazero.agent import NetworkEvaluator
 from chess_envs.agents.alphazero.checkpoint import load_checkpoint, load_network
+from chess_envs.agents.alphazero.evaluators import NetworkEvaluator
 from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig
 from chess_envs.agents.alphazero.onnx import export_onnx
 from chess_envs.arena.game import read_openings

@@ -29,7 +29,8 @@ import numpy as np
 from chess_envs import InUseError
 from chess_envs.native import core
 from chess_envs.registry import new_state
-from chess_envs.search.mcts import MCTS, MCTSConfig, SearchTree
+from chess_envs.search.mcts import MCTS, SearchTree
+from chess_envs.search.settings import MCTSConfig
 from chess_envs.vector_env import GameVectorEnv
 
 GAMES = ("chess", "los_alamos", "four_player")

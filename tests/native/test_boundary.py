@@ -85,7 +85,8 @@ def run_probe(code: str) -> str:
 def test_choosing_on_a_finished_game_is_a_clear_error(gumbel):
     run_probe(
         f"""
-        from chess_envs.search.mcts import MCTS, MCTSConfig, SearchTree
+        from chess_envs.search.mcts import MCTS, SearchTree
+from chess_envs.search.settings import MCTSConfig
         from chess_envs import FourPlayerState
         for state in (new_state("chess", FOOLS_MATE), new_state("chess", STALEMATE)):
             EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
@@ -126,7 +127,8 @@ def test_the_native_search_refuses_a_terminal_root():
 def test_a_game_moved_under_its_tree_is_searched_from_where_it_is():
     run_probe(
         """
-        from chess_envs.search.mcts import MCTS, MCTSConfig, SearchTree
+        from chess_envs.search.mcts import MCTS, SearchTree
+from chess_envs.search.settings import MCTSConfig
         state = new_state("los_alamos")
         EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
         mcts = MCTS(flat, 2, MCTSConfig(simulations=64, mate_depth=0))
@@ -162,7 +164,8 @@ def test_a_search_holds_its_trees_and_games_while_the_evaluator_runs():
     a search waits for the network: refused with InUseError, every time."""
     run_probe(
         """
-        from chess_envs.search.mcts import MCTS, MCTSConfig, SearchTree
+        from chess_envs.search.mcts import MCTS, SearchTree
+from chess_envs.search.settings import MCTSConfig
         state = new_state("chess")
         other = SearchTree(state.copy())
         calls = []
@@ -203,7 +206,8 @@ def test_a_search_holds_its_trees_and_games_while_the_evaluator_runs():
 def test_a_failing_evaluator_leaves_trees_and_games_as_they_were():
     run_probe(
         """
-        from chess_envs.search.mcts import MCTS, MCTSConfig, SearchTree
+        from chess_envs.search.mcts import MCTS, SearchTree
+from chess_envs.search.settings import MCTSConfig
         state = new_state("chess")
         EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
         tree = SearchTree(state)
@@ -229,7 +233,7 @@ def test_a_failing_evaluator_leaves_trees_and_games_as_they_were():
 def test_search_threads_are_bounded():
     run_probe(
         """
-        from chess_envs.search.mcts import MCTSConfig
+        from chess_envs.search.settings import MCTSConfig
         expect(ValueError, "threads", MCTSConfig, threads=100000)
         state = new_state("chess")
         expect(ValueError, "threads", raw_search, state, threads=100000)
@@ -565,7 +569,8 @@ def test_two_threads_hammering_one_search_never_crash():
     games by hand. Each call runs or is refused (InUseError); no crash, no game left changed."""
     run_probe(
         """
-        from chess_envs.search.mcts import MCTS, MCTSConfig, SearchTree
+        from chess_envs.search.mcts import MCTS, SearchTree
+from chess_envs.search.settings import MCTSConfig
         states = [new_state("los_alamos") for _ in range(3)]
         trees = [SearchTree(state) for state in states]
         EVAL_ACTIONS, EVAL_VALUES = states[0].num_actions, 1
@@ -645,7 +650,8 @@ def test_a_search_refuses_trees_of_other_shapes_and_keeps_shared_caches_apart():
 def test_a_transposition_along_another_line_is_another_root():
     run_probe(
         """
-        from chess_envs.search.mcts import MCTS, MCTSConfig, SearchTree
+        from chess_envs.search.mcts import MCTS, SearchTree
+from chess_envs.search.settings import MCTSConfig
         state = new_state("chess")
         EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
         mcts = MCTS(flat, 2, MCTSConfig(simulations=16, mate_depth=0))  # every simulation a visit
@@ -666,7 +672,8 @@ def test_a_transposition_along_another_line_is_another_root():
 def test_a_puct_search_after_a_gumbel_one_is_plain_puct():
     run_probe(
         """
-        from chess_envs.search.mcts import MCTS, MCTSConfig, SearchTree
+        from chess_envs.search.mcts import MCTS, SearchTree
+from chess_envs.search.settings import MCTSConfig
         state = new_state("chess")
         EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
         tree = SearchTree(state)

@@ -77,7 +77,7 @@ def test_building_a_config_reads_no_file(tmp_path) -> None:
     missing = tmp_path / "nowhere.pt"
     config = build(AlphaZeroConfig, init=str(missing), runs_dir=str(tmp_path / "runs"))
     assert config.init == str(missing) and not (tmp_path / "runs").exists()
-    from chess_envs.train.alphazero import run
+    from chess_envs.train.alphazero.loop import run
 
     with pytest.raises(SystemExit):
         run(config)

@@ -7,8 +7,9 @@ import pytest
 
 from chess_envs.agents.four_player.material import MaterialEvaluator
 from chess_envs.registry import new_state
-from chess_envs.search.mcts import MCTS, MCTSConfig
+from chess_envs.search.mcts import MCTS
 from chess_envs.search.python_mcts import PythonMCTS
+from chess_envs.search.settings import MCTSConfig
 from chess_envs.train.alphazero.config import AlphaZeroConfig
 from chess_envs.train.alphazero.selfplay import SelfPlay
 from chess_envs.train.config import build

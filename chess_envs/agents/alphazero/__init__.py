@@ -3,8 +3,9 @@ native, python_mcts.py for games in Python), the agents that search (search_agen
 
 from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
 from chess_envs.agents.search_agent import new_search
-from chess_envs.search.mcts import MCTS, MCTSConfig, SearchTree
-from chess_envs.search.settings import PolicyOutput, Search
+from chess_envs.search.mcts import MCTS, SearchTree
+from chess_envs.search.protocol import PolicyOutput, Search
+from chess_envs.search.settings import MCTSConfig
 
 __all__ = [
     "MCTS",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 from dataclasses import asdict, dataclass
 
+import numpy as np
 import torch
 from torch import nn
 from torch.nn.utils.fusion import fuse_conv_bn_eval
@@ -181,3 +182,11 @@ def resolve_device(device: str = "auto") -> torch.device:
     if check_device(device) == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     return torch.device(device)
+
+
+def team_values(values: np.ndarray) -> np.ndarray:
+    """Per-seat values ``[B, 4]`` (relative seats: 0 the mover, 2 its partner) read for Teams: each
+    seat's team's mean value less the other team's, so partners share one value and maximise it
+    together (an FFA network predicts placements; in Teams only the team's result counts)."""
+    lead = (values[:, 0] + values[:, 2] - values[:, 1] - values[:, 3]) / 2
+    return np.stack([lead, -lead, lead, -lead], axis=1)

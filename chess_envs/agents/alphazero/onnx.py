@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from chess_envs.agents.alphazero.checkpoint import CheckpointError, load_network
-from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig
+from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig, team_values
 from chess_envs.files import write_atomic
 from chess_envs.registry import new_state
 
@@ -95,8 +95,6 @@ class OnnxEvaluator:
         """read a four-player network's per-seat values for Teams"""
 
     def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        from chess_envs.agents.alphazero.agent import team_values
-
         start = time.perf_counter()
         if planes.dtype == np.uint8:
             batch = planes.astype(np.float32) / np.float32(255.0)

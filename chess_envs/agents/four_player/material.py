@@ -23,7 +23,7 @@ from chess_envs.agents.search_agent import SearchAgent
 from chess_envs.core import GameState
 from chess_envs.four_player.state import FourPlayerState
 from chess_envs.registry import get_game
-from chess_envs.search.settings import MCTSConfig
+from chess_envs.search.settings import MCTSConfig, spec_options
 
 PIECE_VALUES = np.array([1.0, 3.0, 5.0, 5.0, 9.0, 0.0], dtype=np.float32)
 """Pawn, knight, bishop, rook, queen, king: what capturing each scores in four-player chess."""
@@ -158,7 +158,7 @@ class MaterialSearchAgent(SearchAgent):
             float_option(material_weight, "material_weight", 0.0, 100.0),
             float_option(scale, "scale", 1e-3, 1e6),
         )
-        config = MCTSConfig(simulations=int_option(sims, "sims", minimum=1, maximum=100_000), cache_mb=0.0)
+        config = MCTSConfig(**spec_options({"sims": str(sims)}), cache_mb=0.0)
         temperature = float_option(temperature, "temperature", 0.0, 100.0)
         super().__init__(game, evaluator, config, temperature, int_option(seed, "seed"))
 

@@ -5,6 +5,6 @@ the learner, the replay store, self-play here or on Ray actors.
 """
 
 from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig
-from chess_envs.train.alphazero.loop import main
+from chess_envs.train.alphazero.loop import main, run
 
-__all__ = ["PRESETS", "AlphaZeroConfig", "main"]
+__all__ = ["PRESETS", "AlphaZeroConfig", "main", "run"]

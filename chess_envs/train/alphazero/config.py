@@ -6,22 +6,36 @@ two pieces: :mod:`.selfplay` and :mod:`.learner`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from chess_envs.agents.alphazero.agent import RUNTIMES
+from chess_envs.agents.alphazero.evaluators import RUNTIMES
 from chess_envs.agents.alphazero.network import resolve_device
 from chess_envs.agents.four_player import material
 from chess_envs.registry import new_state
-from chess_envs.search.mcts import MCTSConfig
-from chess_envs.search.settings import Evaluator
+from chess_envs.search.protocol import Evaluator
+from chess_envs.search.settings import MCTSConfig
 from chess_envs.train.alphazero.selfplay import SelfPlay
 from chess_envs.train.config import Config, arg, section
 from chess_envs.train.sections import EvaluationSection, NetworkSection, OptimizerSection, RunSection
 from chess_envs.train.system import check_memory
+
+SELF_PLAY_SEARCH: dict[str, Any] = dict(
+    simulations=64,
+    leaves_per_tree=4,
+    dirichlet_alpha=0.5,
+    dirichlet_fraction=0.25,
+    mate_depth=2,
+    cache_mb=64.0,
+    planes="uint8",
+)
+"""Self-play's search where it differs from the table's defaults (chess_envs.search.settings), on
+purpose: fewer simulations and leaves, root noise for exploration, a shallower mate probe, a smaller
+cache, uint8 planes (the replay format). Every search setting is a flag of the run's ``search`` section."""
 
 
 @dataclass
@@ -29,23 +43,8 @@ class SelfPlaySection:
     """How self-play plays: games searched together, the search, noise, temperature, the teacher."""
 
     games_in_parallel: int = arg(64, "self-play games searched together (one network batch)", low=1, high=4_096)
-    simulations: int = arg(64, "MCTS simulations per move", low=1, high=100_000)
-    leaves_per_tree: int = arg(4, "in-flight simulations per tree per batch (virtual loss)", low=1, high=256)
-    search_threads: int = arg(
-        1, "threads the native search walks the games' trees with (for when the network is fast)", low=1, high=256
-    )
-    dirichlet_alpha: float = arg(0.5, "root Dirichlet noise concentration", above=0)
-    dirichlet_fraction: float = arg(0.25, "share of the root prior replaced by noise", low=0, high=1)
     temperature_plies: int = arg(10, "plies per game played by sampling visits (temperature 1), then argmax", low=0)
     max_plies: int = arg(200, "a self-play game this long is stopped and scored a draw", low=1)
-    gumbel: bool = arg(False, "Gumbel root search (sequential halving) instead of PUCT at the root")
-    mate_depth: int = arg(
-        2,
-        "two-player games: forced wins within this many moves found by the root's mate probe are played at once "
-        "and are the whole policy target (its cost comes off the simulations)",
-        low=0,
-        high=5,
-    )
     value_target_q: float = arg(
         0.0,
         "share of the search's root value in the value target, the rest the game's outcome (four-player: the "
@@ -118,6 +117,7 @@ class AlphaZeroConfig(Config):
     """Every setting of an AlphaZero run (``python -m chess_envs.train.alphazero --help`` lists them by section)."""
 
     run: RunSection = section(RunSection, run_name="alphazero")
+    search: MCTSConfig = section(MCTSConfig, **SELF_PLAY_SEARCH)
     network: NetworkSection = section(NetworkSection)
     optimization: OptimizerSection = section(OptimizerSection)
     selfplay: SelfPlaySection = section(SelfPlaySection)
@@ -263,14 +263,6 @@ def configured_self_play(
 
 def self_play_search(args: AlphaZeroConfig, teacher: bool = False) -> MCTSConfig:
     """The search settings of self-play (``teacher``: of the teacher's games, no cache: its values are cheap)."""
-    return MCTSConfig(
-        simulations=args.teacher_simulations if teacher else args.simulations,
-        leaves_per_tree=args.leaves_per_tree,
-        threads=args.search_threads,
-        dirichlet_alpha=args.dirichlet_alpha,
-        dirichlet_fraction=args.dirichlet_fraction,
-        gumbel=args.gumbel,
-        mate_depth=args.mate_depth,
-        cache_mb=0.0 if teacher else 64.0,
-        planes="uint8",
-    )
+    if not teacher:
+        return args.search
+    return dataclasses.replace(args.search, simulations=args.teacher_simulations, cache_mb=0.0)

@@ -89,7 +89,7 @@ class Learner:
     def evaluate(self) -> dict[str, float]:
         """Scores against the random and greedy baselines, the network taking every seat in turn."""
         config = self.config
-        agent = AlphaZeroAgent(
+        agent = AlphaZeroAgent.from_spec(
             config.game, sims=config.eval_simulations, device=str(self.device), network=self.network, seed=config.seed
         )
         return baseline_scores(config.game, agent, config.eval_games, config.max_plies, config.seed)
@@ -99,7 +99,7 @@ class Learner:
         ``eval_games`` games, each searching as it does in self-play (``simulations`` and
         ``teacher_simulations``): whether the network's own games would now teach more."""
         config = self.config
-        agent = AlphaZeroAgent(
+        agent = AlphaZeroAgent.from_spec(
             config.game, sims=config.simulations, device=str(self.device), network=self.network, seed=config.seed
         )
         teacher = MaterialSearchAgent(config.game, sims=config.teacher_simulations, seed=config.seed)

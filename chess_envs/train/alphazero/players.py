@@ -10,7 +10,7 @@ from typing import Protocol, cast
 
 import torch
 
-from chess_envs.agents.alphazero.agent import NetworkEvaluator
+from chess_envs.agents.alphazero.evaluators import NetworkEvaluator
 from chess_envs.agents.four_player.material import MaterialEvaluator
 from chess_envs.train.alphazero.config import AlphaZeroConfig, configured_self_play
 from chess_envs.train.alphazero.learner import Learner

@@ -20,7 +20,7 @@ import ray
 import torch
 from ray.exceptions import RayActorError
 
-from chess_envs.agents.alphazero.agent import NetworkEvaluator
+from chess_envs.agents.alphazero.evaluators import NetworkEvaluator
 from chess_envs.agents.alphazero.network import AlphaZeroNet, resolve_device
 from chess_envs.train.alphazero.config import AlphaZeroConfig, configured_self_play
 from chess_envs.train.alphazero.learner import Learner

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from chess_envs.files import remove_stale_temporaries, write_atomic, write_text_atomic
-from chess_envs.search.settings import quantize_planes
+from chess_envs.search.protocol import quantize_planes
 
 ARRAYS = ("planes", "policy_actions", "policy_probs", "values")
 FORMAT = "chess_envs.replay/2"

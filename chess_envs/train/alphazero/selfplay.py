@@ -20,7 +20,8 @@ import numpy as np
 from chess_envs.agents.search_agent import new_search
 from chess_envs.core import GameState
 from chess_envs.registry import new_state
-from chess_envs.search.settings import Evaluator, MCTSConfig
+from chess_envs.search.protocol import Evaluator
+from chess_envs.search.settings import MCTSConfig
 
 
 @dataclass

@@ -25,13 +25,13 @@ from tqdm import tqdm
 
 from chess_envs.files import write_atomic
 from chess_envs.registry import new_state
-from chess_envs.search.settings import quantize_planes
+from chess_envs.search.protocol import quantize_planes
 from chess_envs.train.config import arg
 from chess_envs.train.distill.labels import Teacher
 from chess_envs.train.run_folder import StopSignals
 
 if TYPE_CHECKING:
-    from chess_envs.train.distill import DistillConfig
+    from chess_envs.train.distill.loop import DistillConfig
 
 
 @dataclass
