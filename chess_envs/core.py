@@ -13,6 +13,8 @@ from typing import Any, ClassVar, Literal, Protocol, overload, runtime_checkable
 
 import numpy as np
 
+from chess_envs.render import board_svg
+
 __all__ = [
     "GameBase",
     "GameClass",
@@ -198,8 +200,6 @@ class GameBase:
         """Nothing to cache by default."""
 
     def to_svg(self, size: int = 400) -> str:
-        from chess_envs.render import board_svg  # render draws any state; imported late (PIL)
-
         return board_svg(self, size)
 
 

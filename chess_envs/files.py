@@ -61,6 +61,10 @@ def ctrl_c_deferred() -> Iterator[None]:
                 handler(signal.SIGINT, None)
 
 
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used: unreadable, foreign, or for another game."""
+
+
 def write_atomic(path: str | Path, write: Callable[[BinaryIO], object]) -> Path:
     """Call ``write(handle)`` on a temporary file beside ``path``, then rename it over ``path``.
 

@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Any
 
 from chess_envs.core import GameClass, GameState
+from chess_envs.native import core
 
 __all__ = [
     "GameOption",
@@ -111,8 +112,6 @@ class GameRecord:
         """The native class ``<native><kind>`` (``SearchTree``, ``Search``, ``Vector``), None without one."""
         if self.native is None:
             return None
-        from chess_envs.native import core
-
         return getattr(core, self.native + kind, None)
 
     @cached_property

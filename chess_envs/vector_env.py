@@ -23,6 +23,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from chess_envs.core import check_count, check_flag
+from chess_envs.four_player.state import game_text
 from chess_envs.native import TERMINATIONS, InUseError, core
 from chess_envs.registry import game_class
 
@@ -213,8 +214,6 @@ class GameVectorEnv(gym.vector.VectorEnv):
     def fen(self, index: int) -> str:
         """The position of game ``index`` as text (FEN or FEN4)."""
         if isinstance(self._batch, core.FourPlayerVector):
-            from chess_envs.four_player.state import game_text
-
             return game_text(self._batch.game(index))
         return self._batch.fen(index)
 

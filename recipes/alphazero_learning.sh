@@ -12,7 +12,7 @@ start=$(date +%s)
 python -m chess_envs.train.alphazero --preset los_alamos --run-name "$run" --minutes "$minutes" --replay-size 150000 \
     --keep-checkpoints 1 --progress false
 echo "training wall time: $(( $(date +%s) - start )) s"
-python -m chess_envs.agents.alphazero.checkpoint "runs/$run/checkpoints/last.pt" "runs/$run/model.pt"
+chess-envs export "runs/$run/checkpoints/last.pt" "runs/$run/model.pt"
 python -m evaluate tournament --game los_alamos --games-per-pair 200 --out "runs/$run-eval" --quiet \
     --agents greedy "fairy-stockfish?nodes=10" "alphazero:runs/$run/model.pt?sims=200"
 python -m evaluate tournament --game los_alamos --games-per-pair 200 --out "runs/$run-vs-shipped" --quiet \

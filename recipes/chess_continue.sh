@@ -19,7 +19,7 @@ python -m chess_envs.train.distill --game chess --teacher "stockfish?depth=8" --
     --seed "$seed" --stage data --run-name "$run" --resume --progress false
 python -m chess_envs.train.distill --game chess --teacher "stockfish?depth=8" --seed "$seed" --stage learn --run-name "$run" \
     --resume --init "$init" --learning-rate 1e-3 --total-steps 1000000 --minutes "$minutes" --progress false
-python -m chess_envs.agents.alphazero.checkpoint "runs/$run/checkpoints/last.pt" "runs/$run.pt"
+chess-envs export "runs/$run/checkpoints/last.pt" "runs/$run.pt"
 python -m evaluate tournament --game chess --games-per-pair 200 --openings-file @chess --workers 2 --quiet \
     --bootstrap 10000 --out "runs/$run-h2h" --agents "alphazero:runs/$run.pt?sims=200$search" "alphazero:$init?sims=200$search"
 python -m evaluate tournament --game chess --games-per-pair 100 --openings-file @chess --workers 2 --quiet \

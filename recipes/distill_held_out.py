@@ -20,7 +20,9 @@ import torch
 from chess_envs.agents.alphazero.checkpoint import load_network
 from chess_envs.agents.shipped import checkpoint_path
 from chess_envs.train.config import from_dict
-from chess_envs.train.distill.loop import DistillConfig, Shards, batch_of, held_out, score, value_targets
+from chess_envs.train.distill.config import DistillConfig
+from chess_envs.train.distill.data import Shards
+from chess_envs.train.distill.loop import batch_of, held_out, score, value_targets
 
 BATCH = 1024
 

@@ -15,7 +15,7 @@ start=$(date +%s)
 python -m chess_envs.train.alphazero --preset four_player --run-name "$run" --minutes "$minutes" --total-steps 30000 \
     --replay-size 400000 --eval-every 0 --keep-checkpoints 1 --progress false --resume
 echo "training wall time: $(( $(date +%s) - start )) s"
-python -m chess_envs.agents.alphazero.checkpoint "runs/$run/checkpoints/last.pt" "runs/$run/model.pt"
+chess-envs export "runs/$run/checkpoints/last.pt" "runs/$run/model.pt"
 net="alphazero:runs/$run/model.pt?sims=200"
 agent="$net&material=0.75"  # as the shipped network plays: the material evaluator's values blended in
 python -m evaluate tournament --game four_player --games-per-pair 100 --gauntlet --out "runs/$run-ffa" --quiet \

@@ -233,7 +233,7 @@ def main() -> None:
             train_until(recipe, args.game, run_dir, point, total, args.train_flags)
             counters = load_checkpoint(run_dir / "checkpoints" / "last.pt")["counters"]
             subprocess.run(
-                [sys.executable, "-m", "chess_envs.agents.alphazero.checkpoint",
+                [sys.executable, "-m", "chess_envs.apps.export",
                  str(run_dir / "checkpoints" / "last.pt"), str(network_path)],
                 cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
             )  # fmt: skip

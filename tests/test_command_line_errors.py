@@ -19,7 +19,7 @@ import torch
 import chess_envs.train.alphazero
 import chess_envs.train.dqn
 from chess_envs.agents import make_agent
-from chess_envs.agents.alphazero import checkpoint as checkpoint_cli
+from chess_envs.apps import export as checkpoint_cli
 from tests.agents.test_uci import ROOT, tiny_checkpoint
 
 

@@ -6,7 +6,7 @@ A spec string names an agent kind, an optional path and options, like a URL::
     fairy-stockfish?depth=1                  alphazero:runs/la/checkpoints/last.pt?sims=200
 
 Kinds register a factory with :func:`register_agent`; :func:`make_agent` builds one for a game.
-Kinds that need heavy imports (torch) are listed in ``_LAZY_KINDS`` and imported on first use.
+Kinds that need heavy imports (torch) are listed in ``AGENT_KINDS`` and imported on first use.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, overload, runtime_checkable
 
+from chess_envs.by_name import AGENT_KINDS
 from chess_envs.core import GameState
 
 
@@ -153,11 +154,6 @@ class AgentSpec:
 
 Factory = Callable[..., Agent]
 _FACTORIES: dict[str, Factory] = {}
-_LAZY_KINDS = {
-    "alphazero": "chess_envs.agents.alphazero.agent",
-    "dqn": "chess_envs.agents.dqn",
-    "material-mcts": "chess_envs.agents.four_player.material",
-}
 
 
 def register_agent(kind: str) -> Callable[[Factory], Factory]:
@@ -171,15 +167,15 @@ def register_agent(kind: str) -> Callable[[Factory], Factory]:
 
 
 def known_kinds() -> list[str]:
-    return sorted(set(_FACTORIES) | set(_LAZY_KINDS))
+    return sorted(set(_FACTORIES) | set(AGENT_KINDS))
 
 
 def make_agent(spec: str | AgentSpec, game: str) -> Agent:
     """Build the agent described by ``spec`` for ``game``; ValueError when the spec is wrong."""
     parsed = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
-    if parsed.kind not in _FACTORIES and parsed.kind in _LAZY_KINDS:
+    if parsed.kind not in _FACTORIES and parsed.kind in AGENT_KINDS:
         try:
-            importlib.import_module(_LAZY_KINDS[parsed.kind])
+            importlib.import_module(AGENT_KINDS[parsed.kind])
         except ModuleNotFoundError as error:  # a base install: say which extra brings the missing library
             raise AgentError(
                 f"agent {parsed.kind!r} needs the [agents] extra ({error.name} is not installed): "

@@ -12,7 +12,9 @@ import numpy as np
 from chess_envs.agents.base import AgentBase, SearchLimits, Thought
 from chess_envs.core import GameState
 from chess_envs.registry import get_game
+from chess_envs.search.mcts import MCTS
 from chess_envs.search.protocol import Evaluator, Search, most_visited_line
+from chess_envs.search.python_mcts import PythonMCTS
 from chess_envs.search.settings import MCTSConfig
 
 CHUNK = 16
@@ -28,13 +30,9 @@ def new_search(game: str, evaluator: Evaluator, config: MCTSConfig, root_evaluat
     (``root_evaluator``, which expands the roots apart from the leaves, needs the native one)."""
     record = get_game(game)
     if record.native_class("Search") is not None:
-        from chess_envs.search.mcts import MCTS
-
         return MCTS(evaluator, record.num_players, config, root_evaluator)
     if root_evaluator is not None:
         raise ValueError(f"{game!r} has no native search: its roots and leaves are read by one evaluator")
-    from chess_envs.search.python_mcts import PythonMCTS
-
     return PythonMCTS(evaluator, record.num_players, config)
 
 

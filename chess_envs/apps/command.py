@@ -25,26 +25,12 @@ import sys
 from collections.abc import Callable
 
 from chess_envs import __version__
-
-COMMANDS: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
-    "demo": ("chess_envs.__main__:main", "", "a random game drawn in the terminal", ()),
-    "perft": ("chess_envs.apps.command:perft", "", "count the legal-move tree of a position", ()),
-    "train": ("chess_envs.train.alphazero:main", "train", "AlphaZero self-play training", ()),
-    "distill": ("chess_envs.train.distill:main", "train", "a network learned from an engine's labels", ()),
-    "dqn": ("chess_envs.train.dqn:main", "train", "the masked DQN baseline", ()),
-    "tournament": ("chess_envs.apps.arena_cli:main", "agents", "matches, Elo and PGN between agents", ("tournament",)),
-    "play": ("chess_envs.apps.arena_cli:main", "agents", "play an agent in the terminal", ("play",)),
-    "uci": ("chess_envs.apps.uci:main", "agents", "the UCI engine (lichess-bot, cutechess, GUIs)", ()),
-    "export": ("chess_envs.agents.alphazero.checkpoint:main", "agents", "a checkpoint's playing part only", ()),
-    "serve": ("chess_envs.apps.web.server:main", "web", "a local web app: play and watch the games in a browser", ()),
-}
-"""command -> (``module:function`` taking argv, the extra it needs, help, arguments put first)"""
+from chess_envs.by_name import COMMANDS
+from chess_envs.registry import game_names, get_game, new_state
 
 
 def perft(argv: list[str] | None = None) -> None:
     """``chess-envs perft``: leaf counts of the legal-move tree, per depth, of a position."""
-    from chess_envs.registry import game_names, get_game, new_state
-
     parser = argparse.ArgumentParser(prog="chess-envs perft", description=perft.__doc__)
     parser.add_argument("--game", choices=game_names(), default="chess")
     parser.add_argument("--fen", default=None, help="the position (FEN, or FEN4 for four-player); default: the start")

@@ -14,8 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from chess_envs.agents.alphazero.checkpoint import CheckpointError, save_checkpoint
-from chess_envs.files import check_writable, remove_stale_temporaries, write_text_atomic
+from chess_envs.files import CheckpointError, check_writable, remove_stale_temporaries, write_text_atomic
 from chess_envs.train.config import Config, fail, to_dict
 
 T = TypeVar("T")
@@ -24,7 +23,9 @@ T = TypeVar("T")
 class RunFolder:
     """The folder ``runs_dir/run_name`` of a config's run."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, write: Callable[[Path, dict[str, Any]], None] | None = None) -> None:
+        self.write = write
+        """how the trainer writes a checkpoint file (atomically), for :meth:`save`"""
         self.path = Path(config.runs_dir) / config.run_name
         self.checkpoints = self.path / "checkpoints"
 
@@ -52,9 +53,11 @@ class RunFolder:
 
     def save(self, payload: dict[str, Any], step: int, keep: int) -> Path:
         """A numbered checkpoint of ``step`` and ``last.pt``; the oldest numbered ones past ``keep`` go."""
+        if self.write is None:
+            raise TypeError("this run folder was opened without a checkpoint writer")
         if keep:
-            save_checkpoint(self.checkpoints / f"step_{step:08d}.pt", payload)
-        save_checkpoint(self.checkpoints / "last.pt", payload)
+            self.write(self.checkpoints / f"step_{step:08d}.pt", payload)
+        self.write(self.checkpoints / "last.pt", payload)
         for old in sorted(self.checkpoints.glob("step_*.pt"))[:-keep] if keep else []:
             old.unlink()
         return self.checkpoints / "last.pt"

@@ -10,8 +10,8 @@ import torch
 
 from chess_envs.agents import make_agent
 from chess_envs.agents.alphazero.checkpoint import CheckpointError, load_network
-from chess_envs.agents.alphazero.checkpoint import main as export_main
 from chess_envs.agents.alphazero.onnx import OnnxEvaluator, export_onnx
+from chess_envs.apps.export import main as export_main
 from chess_envs.registry import new_state
 
 if not os.environ.get("CI"):  # CI installs the dev extras, ONNX Runtime included: never skip there

@@ -107,7 +107,7 @@ def test_an_agent_on_a_cpu_runs_openvino_by_default_and_plays_the_torch_agents_m
 
 
 def test_settings_openvino_cannot_honour_are_refused(tmp_path) -> None:
-    with pytest.raises(ValueError, match="runtime must be auto, torch or openvino, got 'tensorrt'"):
+    with pytest.raises(ValueError, match="option runtime must be one of auto, torch, openvino; got 'tensorrt'"):
         make_agent("alphazero:@los_alamos?runtime=tensorrt", "los_alamos")
     with pytest.raises(ValueError, match="runtime must be one of torch, openvino, got 'auto'"):
         NetworkEvaluator(load_network("@los_alamos", "los_alamos")[0], CPU, "auto")
@@ -118,7 +118,7 @@ def test_settings_openvino_cannot_honour_are_refused(tmp_path) -> None:
         make_agent(f"alphazero:{tmp_path / 'la.onnx'}?precision=bf16", "los_alamos")
     with pytest.raises(ValueError, match="precision=bf16 runs on OpenVINO, not on torch"):
         make_agent("alphazero:@los_alamos?precision=bf16&runtime=torch", "los_alamos")
-    with pytest.raises(ValueError, match="precision must be one of f32, bf16, got 'fp8'"):
+    with pytest.raises(ValueError, match="option precision must be one of f32, bf16; got 'fp8'"):
         make_agent("alphazero:@los_alamos?precision=fp8", "los_alamos")
     network, _ = load_network("@los_alamos", "los_alamos")
     with pytest.raises(ValueError, match='runtime "openvino" runs on the CPU'):

@@ -15,7 +15,10 @@ import pytest
 
 from chess_envs.agents.alphazero.checkpoint import save_checkpoint
 from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig
-from chess_envs.apps.uci import UCIEngine, centipawns
+from chess_envs.agents.base import TunableSearchingAgent
+from chess_envs.agents.shipped import shipped_agent
+from chess_envs.agents.strength import load_levels
+from chess_envs.apps.uci import OPTIONS, UCIEngine, centipawns
 from chess_envs.registry import new_state
 from tests.agents.test_agents import STOCKFISH, needs_stockfish
 
@@ -244,3 +247,92 @@ def test_a_proven_mate_is_reported_as_score_mate():
     output = run_lines(engine, [])
     assert output[-1].split()[:2] == ["bestmove", "a1a8"]
     assert any(" score mate 1 " in line and line.endswith("pv a1a8") for line in output), output
+
+
+def advertised_options(output: list[str]) -> dict[str, dict[str, object]]:
+    """The ``option`` lines of ``uci`` by name: their type, default, min and max, and a combo's vars."""
+    options: dict[str, dict[str, object]] = {}
+    for line in output:
+        if line.startswith("option name "):
+            words = line.removeprefix("option name ").split()
+            cut = words.index("type")
+            fields: dict[str, object] = {"type": words[cut + 1], "var": []}
+            rest = words[cut + 2 :]
+            for key, value in zip(rest[::2], rest[1::2]):
+                if key == "var":
+                    fields["var"].append(value)
+                else:
+                    fields[key] = value
+            options[" ".join(words[:cut])] = fields
+    return options
+
+
+@pytest.mark.parametrize("agent", [None, "greedy?seed=1"], ids=["the shipped network", "an agent spec"])
+def test_uci_advertises_exactly_the_rows_of_the_option_table(agent):
+    engine = UCIEngine(None, agent, out=io.StringIO())
+    advertised = advertised_options(run_lines(engine, ["uci"]))
+    levels = load_levels("chess") if agent is None else []
+    calibrated = {"UCI_LimitStrength", "UCI_Elo"}  # offered with a calibration (the shipped chess network's)
+    assert levels or agent, "the shipped chess network has a UCI_Elo calibration"
+    expected = {}
+    for option in OPTIONS:
+        if option.name in calibrated and not levels:
+            continue
+        fields: dict[str, object] = {"type": option.type, "var": list(option.values)}
+        if option.type == "spin":
+            low, high = option.bounds if isinstance(option.bounds, tuple) else (levels[0].elo, levels[-1].elo)
+            default = low if option.default is None else option.default
+            fields.update(default=str(round(default)), min=str(round(low)), max=str(round(high)))
+        elif option.type != "button":
+            fields["default"] = str(option.default).lower() if isinstance(option.default, bool) else option.default
+        expected[option.name] = fields
+    assert advertised == expected
+    assert list(advertised) == [option.name for option in OPTIONS if option.name in expected]  # the table's order
+    assert {option.name for option in OPTIONS} == {
+        "UCI_Variant", "Simulations", "Threads", "Hash", "Clear Hash", "MultiPV", "Move Overhead", "Ponder",
+        "UCI_ShowWDL", "UCI_LimitStrength", "UCI_Elo",
+    }  # fmt: skip
+
+
+def test_every_spin_option_accepts_its_advertised_bounds_and_refuses_one_past_them():
+    import torch
+
+    threads = torch.get_num_threads()
+    engine = UCIEngine(out=io.StringIO())  # the shipped network: UCI_Elo is offered over its calibrated range
+    advertised = advertised_options(run_lines(engine, ["uci"]))
+    spins = {name: (int(o["min"]), int(o["max"])) for name, o in advertised.items() if o["type"] == "spin"}
+    assert "UCI_Elo" in spins and len(spins) == sum(option.type == "spin" for option in OPTIONS)
+    try:
+        for name, (low, high) in spins.items():
+            for value, accepted in ((low - 1, False), (low, True), (high, True), (high + 1, False)):
+                before = len(engine.out.getvalue().splitlines())
+                engine.handle(f"setoption name {name} value {value}")
+                answer = engine.out.getvalue().splitlines()[before:]
+                if accepted:
+                    assert answer == [], (name, value, answer)
+                else:
+                    assert len(answer) == 1 and answer[0].startswith("info string"), (name, value, answer)
+                    assert f"must be in {low}..{high}, got {value}" in answer[0], answer
+    finally:
+        torch.set_num_threads(threads)
+    assert engine.elo == spins["UCI_Elo"][1] and engine.hash_mb == 65_536 and engine.agent is None
+
+
+def test_clear_hash_empties_the_agents_cache_through_the_searching_agent_protocol():
+    engine = UCIEngine(out=io.StringIO())
+    output = run_lines(engine, ["uci", "position startpos", "go nodes 64"])
+    agent = engine.agent
+    assert isinstance(agent, TunableSearchingAgent)
+    usage = agent.cache_usage()
+    assert usage is not None and 0 < usage <= 1
+    assert all(" hashfull " in line for line in output if line.startswith("info depth"))
+    output = run_lines(engine, ["setoption name clear hash", "isready"])
+    assert agent.cache_usage() == 0 and engine.agent is agent  # emptied, not rebuilt
+    assert not any(line.startswith("info string") for line in output), output
+    engine.shutdown()
+
+    engine = UCIEngine(None, shipped_agent("chess", cache_mb=0), out=io.StringIO())  # keeps no cache
+    output = run_lines(engine, ["go nodes 16", "setoption name Clear Hash"])
+    assert engine.agent.cache_usage() is None
+    assert not any(" hashfull " in line or line.startswith("info string") for line in output), output
+    engine.shutdown()

@@ -15,14 +15,10 @@ import torch
 
 from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig
 from chess_envs.agents.shipped import checkpoint_path
-from chess_envs.files import write_atomic
+from chess_envs.files import CheckpointError, write_atomic
 from chess_envs.registry import new_state
 
 FORMAT = "chess_envs.alphazero/1"
-
-
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be used: unreadable, foreign, or for another game."""
 
 
 def save_checkpoint(path: str | Path, payload: dict) -> None:
@@ -86,34 +82,3 @@ def export_model(source: str | Path, target: str | Path) -> None:
         if key in payload:
             keep[key] = payload[key]
     save_checkpoint(target, keep)
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m chess_envs.agents.alphazero.checkpoint SRC DST`` (``chess-envs export SRC DST``)."""
-    import argparse
-
-    parser = argparse.ArgumentParser(description="Export the playing part of an AlphaZero checkpoint.")
-    parser.add_argument("source", help="a training checkpoint, e.g. runs/NAME/checkpoints/last.pt")
-    parser.add_argument("target", help="where to write the small checkpoint (or the ONNX file)")
-    parser.add_argument(
-        "--onnx", action="store_true", help="write the network as ONNX (pip install 'chess-envs[onnx]')"
-    )
-    arguments = parser.parse_args(argv)
-    try:
-        if arguments.onnx:
-            from chess_envs.agents.alphazero.onnx import export_onnx
-
-            export_onnx(arguments.source, arguments.target)
-        else:
-            export_model(arguments.source, arguments.target)
-    except ImportError as error:
-        parser.exit(2, f"error: {error} (pip install 'chess-envs[onnx]')\n")
-    except CheckpointError as error:
-        parser.exit(2, f"error: {error}\n")
-    except OSError as error:
-        parser.exit(2, f"error: cannot write {arguments.target}: {error.strerror or error}\n")
-    print(f"wrote {arguments.target} ({Path(arguments.target).stat().st_size / 1e6:.1f} MB)")
-
-
-if __name__ == "__main__":
-    main()

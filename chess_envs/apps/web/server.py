@@ -38,6 +38,8 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from chess_envs.agents.engine import _find_binary
+from chess_envs.agents.shipped import shipped_agent
 from chess_envs.apps.web.sessions import HUMAN, AgentPool, Session, Sessions, analysis_of
 from chess_envs.arena.game import GameRecord, TimeControl
 from chess_envs.arena.results import read_live, read_live_game, read_results
@@ -390,9 +392,6 @@ def _closing(web: WebApp) -> Callable[[Starlette], contextlib.AbstractAsyncConte
 
 def default_agents() -> list[str]:
     """random, greedy, the shipped networks and the engines that are installed."""
-    from chess_envs.agents.engine import _find_binary
-    from chess_envs.agents.shipped import shipped_agent
-
     specs = ["random", "greedy"]
     for game in game_names():
         with contextlib.suppress(ValueError):

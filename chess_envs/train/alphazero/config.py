@@ -19,9 +19,10 @@ from chess_envs.agents.four_player import material
 from chess_envs.registry import new_state
 from chess_envs.search.protocol import Evaluator
 from chess_envs.search.settings import MCTSConfig
+from chess_envs.train.alphazero.sections import NetworkSection, OptimizerSection
 from chess_envs.train.alphazero.selfplay import SelfPlay
 from chess_envs.train.config import Config, arg, section
-from chess_envs.train.sections import EvaluationSection, NetworkSection, OptimizerSection, RunSection
+from chess_envs.train.sections import EvaluationSection, RunSection
 from chess_envs.train.system import check_memory
 
 SELF_PLAY_SEARCH: dict[str, Any] = dict(

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from chess_envs.agents.alphazero.agent import AlphaZeroAgent
-from chess_envs.agents.alphazero.checkpoint import CheckpointError
+from chess_envs.agents.alphazero.checkpoint import CheckpointError, save_checkpoint
 from chess_envs.agents.alphazero.network import resolve_device
 from chess_envs.agents.four_player.material import MaterialSearchAgent
 from chess_envs.files import ctrl_c_deferred
@@ -25,11 +25,11 @@ from chess_envs.registry import new_state
 from chess_envs.train.alphazero.config import AlphaZeroConfig
 from chess_envs.train.alphazero.optimization import Optimization, restore_training, training_payload
 from chess_envs.train.alphazero.replay import ReplayBuffer, ReplayError
+from chess_envs.train.alphazero.sections import network_config, new_network
 from chess_envs.train.alphazero.selfplay import FinishedGame
 from chess_envs.train.evaluation import baseline_scores, score_against
 from chess_envs.train.run_folder import RunFolder
 from chess_envs.train.run_log import RunLog
-from chess_envs.train.sections import network_config, new_network
 
 REPLAY = "replay"
 """The replay store's folder in the run folder."""
@@ -40,7 +40,7 @@ class Learner:
 
     def __init__(self, config: AlphaZeroConfig) -> None:
         self.config = config
-        self.folder = RunFolder(config)
+        self.folder = RunFolder(config, save_checkpoint)
         self.run_dir = self.folder.path
         self.device = resolve_device(config.device)
         self.rng = np.random.default_rng([config.seed, 1])

@@ -14,8 +14,8 @@ import torch.nn.functional as F
 
 from chess_envs.agents.alphazero.checkpoint import CheckpointError, load_checkpoint
 from chess_envs.agents.alphazero.network import NetworkConfig
+from chess_envs.train.alphazero.sections import OptimizerSection
 from chess_envs.train.config import Config, to_dict
-from chess_envs.train.sections import OptimizerSection
 
 
 def policy_value_loss(

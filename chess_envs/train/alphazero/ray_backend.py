@@ -25,9 +25,9 @@ from chess_envs.agents.alphazero.network import AlphaZeroNet, resolve_device
 from chess_envs.train.alphazero.config import AlphaZeroConfig, configured_self_play
 from chess_envs.train.alphazero.learner import Learner
 from chess_envs.train.alphazero.players import Played
+from chess_envs.train.alphazero.sections import network_config
 from chess_envs.train.alphazero.selfplay import FinishedGame
 from chess_envs.train.config import from_dict, to_dict
-from chess_envs.train.sections import network_config
 
 
 @ray.remote(max_restarts=-1, max_task_retries=-1)

@@ -4,6 +4,7 @@ self-play (:mod:`.loop`).
     python -m chess_envs.train.distill --game chess --teacher "stockfish?depth=8"   # or: chess-envs distill
 """
 
-from chess_envs.train.distill.loop import DistillConfig, main
+from chess_envs.train.distill.config import DistillConfig
+from chess_envs.train.distill.loop import main
 
 __all__ = ["DistillConfig", "main"]

@@ -18,7 +18,6 @@ from collections.abc import Callable, Generator
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 from tqdm import tqdm
@@ -26,40 +25,9 @@ from tqdm import tqdm
 from chess_envs.files import write_atomic
 from chess_envs.registry import new_state
 from chess_envs.search.protocol import quantize_planes
-from chess_envs.train.config import arg
+from chess_envs.train.distill.config import DistillConfig
 from chess_envs.train.distill.labels import Teacher
 from chess_envs.train.run_folder import StopSignals
-
-if TYPE_CHECKING:
-    from chess_envs.train.distill.loop import DistillConfig
-
-
-@dataclass
-class DataSection:
-    """What the teacher labels, and how."""
-
-    teacher: str = arg("stockfish?depth=8", "the engine that labels: stockfish (chess) or fairy-stockfish, a spec")
-    stage: str = arg(
-        "all",
-        "all, data (label positions only) or learn (train on the data there is)",
-        choices=("all", "data", "learn"),
-    )
-    positions: int = arg(200_000, "positions to label in all", low=1)
-    workers: int = arg(2, "teacher processes labelling in parallel", low=1, high=64)
-    multipv: int = arg(4, "moves the teacher scores per position (the soft policy's support)", low=1, high=256)
-    policy_temperature: float = arg(
-        100.0, "centipawns: the policy target is softmax(score / this); 0: best move only", low=0
-    )
-    value_scale: float = arg(400.0, "centipawns per factor 10 of odds when a score becomes an expected result", above=0)
-    result_weight: float = arg(
-        0.1, "share of the game's result in the value target, the rest the teacher's score", low=0, high=1
-    )
-    book_share: float = arg(0.5, "share of games that start from a line of the opening book (chess)", low=0, high=1)
-    random_plies: int = arg(6, "random plies at the start of each game, 0 to this many", low=0)
-    sample_plies: int = arg(8, "plies after the opening where the teacher's move is sampled from its policy", low=0)
-    max_plies: int = arg(300, "a game this long stops; the teacher's last score stands for its result", low=1)
-    shard_size: int = arg(8192, "positions per data file (whole games)", low=1)
-
 
 BOOK = {
     "chess": (

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,42 +21,16 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from chess_envs.agents.alphazero.checkpoint import CheckpointError
+from chess_envs.agents.alphazero.checkpoint import CheckpointError, save_checkpoint
 from chess_envs.agents.alphazero.network import resolve_device
 from chess_envs.agents.base import AgentError
-from chess_envs.registry import get_game, registered_games
 from chess_envs.train.alphazero.optimization import Optimization, losses_and_logits, restore_training, training_payload
-from chess_envs.train.config import Config, arg, fail, parse_args, section
-from chess_envs.train.distill.data import DataSection, Shards, generate
-from chess_envs.train.distill.labels import parse_teacher
+from chess_envs.train.alphazero.sections import network_config, new_network
+from chess_envs.train.config import fail, parse_args
+from chess_envs.train.distill.config import DistillConfig
+from chess_envs.train.distill.data import Shards, generate
 from chess_envs.train.run_folder import RunFolder, StopSignals
 from chess_envs.train.run_log import RunLog
-from chess_envs.train.sections import NetworkSection, OptimizerSection, RunSection, network_config, new_network
-
-
-@dataclass
-class ValidationSection:
-    """The games held out to score the network on."""
-
-    validation_share: float = arg(0.02, "share of the games held out to score the network", low=0, high=1)
-    eval_every: int = arg(500, "learner steps between scores on the held-out games", low=1)
-
-
-@dataclass
-class DistillConfig(Config):
-    """Every setting of a distillation run (``python -m chess_envs.train.distill --help`` lists them by section)."""
-
-    run: RunSection = section(RunSection, game="chess", run_name="distill", checkpoint_every=1_000)
-    data: DataSection = section(DataSection)
-    network: NetworkSection = section(NetworkSection, filters=64, blocks=6, activation="relu")
-    optimization: OptimizerSection = section(OptimizerSection, weight_decay=0.03)
-    validation: ValidationSection = section(ValidationSection)
-
-    def check(self) -> None:
-        if not get_game(self.game).engines:
-            taught = ", ".join(record.name for record in registered_games() if record.engines)
-            raise ValueError(f"distillation needs a game an engine plays ({taught}), not {self.game!r}")
-        parse_teacher(self.teacher, self.game)
 
 
 def held_out(games: np.ndarray, config: DistillConfig) -> np.ndarray:
@@ -176,7 +149,7 @@ def learn(config: DistillConfig, trainer: Trainer) -> Path:
 
 def main(argv: list[str] | None = None) -> Path | None:
     config = parse_args(DistillConfig, {}, argv, description=__doc__.splitlines()[0])
-    folder = RunFolder(config)
+    folder = RunFolder(config, save_checkpoint)
     shards = Shards(folder.path / "data")
     folder.open(config, bool(folder.checkpoint_files() or shards.paths), folders=("data",))
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 import gymnasium as gym
 import numpy as np
@@ -14,10 +14,8 @@ from chess_envs.agents.base import AgentBase
 from chess_envs.agents.dqn import q_action
 from chess_envs.core import GameState
 from chess_envs.gym_env import GameEnv
+from chess_envs.train.dqn.config import DQNConfig
 from chess_envs.train.dqn.learner import MaskableDQN
-
-if TYPE_CHECKING:
-    from chess_envs.train.dqn.config import DQNConfig
 
 
 class FrozenOpponent(AgentBase):
