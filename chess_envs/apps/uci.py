@@ -81,6 +81,8 @@ class Option:
     when: Callable[[UCIEngine], object] | None = None
     reload: bool = False
     then: Callable[[UCIEngine, Any], None] | None = None
+    setting: str | None = None
+    """the search setting (chess_envs.search.settings) its value becomes, if it is one"""
 
     def offered(self, engine: UCIEngine) -> bool:
         return self.when is None or bool(self.when(engine))
@@ -116,9 +118,9 @@ class Option:
 OPTIONS = (
     Option("UCI_Variant", "combo", "variant", next(iter(VARIANTS)), values=tuple(VARIANTS), reload=True,
            then=lambda engine, old: engine._new_game([]) if engine.variant != old else None),
-    Option("Simulations", "spin", "simulations", 800, (1, 1_000_000)),
+    Option("Simulations", "spin", "simulations", 800, (1, 1_000_000), setting="simulations"),
     Option("Threads", "spin", "threads", 1, (1, 256), then=lambda engine, _: _set_torch_threads(engine.threads)),
-    Option("Hash", "spin", "hash_mb", 256, (1, 65_536), reload=True),
+    Option("Hash", "spin", "hash_mb", 256, (1, 65_536), reload=True, setting="cache_mb"),
     Option("Clear Hash", "button", then=lambda engine, _: engine._clear_hash()),
     Option("MultiPV", "spin", "multipv", 1, (1, 500)),
     Option("Move Overhead", "spin", "overhead_ms", 30, (0, 5_000)),

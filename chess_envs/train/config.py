@@ -122,7 +122,7 @@ def parse_args(
         group = groups.setdefault(part, parser.add_argument_group(part))
         kind, _ = kind_of(item)
         default = getattr(_default(cls.__dataclass_fields__[part]), name)  # type: ignore[attr-defined]
-        options: dict[str, Any] = {"default": None, "help": f"{item.metadata.get('help', '')} (default: {default})"}
+        options: dict[str, Any] = {"default": argparse.SUPPRESS, "help": f"{item.metadata.get('help', '')} (default: {default})"}
         if item.metadata.get("choices"):
             options["choices"] = item.metadata["choices"]
         options["type"] = functools.partial(_flag_value, item)
@@ -131,7 +131,7 @@ def parse_args(
         group.add_argument("--" + name.replace("_", "-"), **options)
     namespace = parser.parse_args(argv)
     values = dict(presets.get(namespace.preset, {})) if namespace.preset else {}
-    values.update({k: v for k, v in vars(namespace).items() if v is not None and k != "preset"})
+    values.update({k: v for k, v in vars(namespace).items() if k != "preset"})  # only the flags given
     if namespace.preset:
         values["preset"] = namespace.preset
     try:

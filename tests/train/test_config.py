@@ -35,7 +35,7 @@ def test_defaults_are_valid_and_round_trip_through_json(cls) -> None:
 
 def test_settings_are_read_by_name_or_through_their_section() -> None:
     config = build(AlphaZeroConfig, **PRESETS["los_alamos"])
-    assert config.simulations == config.selfplay.simulations == PRESETS["los_alamos"]["simulations"]
+    assert config.simulations == config.search.simulations == PRESETS["los_alamos"]["simulations"]
     assert config.run.run_name == "alphazero" and config.run_name == "alphazero"
     with pytest.raises(AttributeError, match="no setting 'simulation'"):
         config.simulation  # noqa: B018
