@@ -122,7 +122,10 @@ def parse_args(
         group = groups.setdefault(part, parser.add_argument_group(part))
         kind, _ = kind_of(item)
         default = getattr(_default(cls.__dataclass_fields__[part]), name)  # type: ignore[attr-defined]
-        options: dict[str, Any] = {"default": argparse.SUPPRESS, "help": f"{item.metadata.get('help', '')} (default: {default})"}
+        options: dict[str, Any] = {
+            "default": argparse.SUPPRESS,
+            "help": f"{item.metadata.get('help', '')} (default: {default})",
+        }
         if item.metadata.get("choices"):
             options["choices"] = item.metadata["choices"]
         options["type"] = functools.partial(_flag_value, item)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -355,3 +356,17 @@ def test_a_tournament_folder_of_an_older_version_resumes_with_the_settings_it_di
     assert len(run_tournament(cfg, tmp_path, workers=1, progress=False)) == 2
     with pytest.raises(ValueError, match="differs in time_control"):
         run_tournament(TournamentConfig(**{**cfg.__dict__, "time_control": "5+0"}), tmp_path, progress=False)
+
+
+def test_a_tournament_folder_of_0_3_resumes_and_plays_what_it_lacks(tmp_path):
+    """tests/data/runs_0.3.0/tournament, cut short by its last game: the shipped network it named by
+    ``@los_alamos`` moved with the package but kept its bytes, so the folder resumes."""
+    folder = Path(shutil.copytree(Path(__file__).resolve().parents[1] / "data" / "runs_0.3.0" / "tournament",
+                                  tmp_path / "tournament"))  # fmt: skip
+    lines = (folder / RESULTS_FILE).read_text().splitlines()
+    (folder / RESULTS_FILE).write_text("\n".join(lines[:-1]) + "\n")
+    main(["tournament", "--game", "los_alamos", "--agents", "random", "greedy", "alphazero:@los_alamos?sims=2",
+          "--games-per-pair", "2", "--out", str(folder), "--quiet"])  # fmt: skip
+    games = read_results(folder / RESULTS_FILE)
+    assert len(games) == len(lines) == 6 and list(games) == [json.loads(line)["id"] for line in lines]
+    assert (folder / "ratings.png").exists()

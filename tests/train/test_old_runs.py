@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from chess_envs.agents.alphazero.checkpoint import load_checkpoint
-from chess_envs.train import alphazero, dqn
+from chess_envs.train import alphazero, distill, dqn
 from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig
 from chess_envs.train.alphazero.learner import Learner
 from chess_envs.train.alphazero.replay import ReplayBuffer
@@ -69,7 +69,7 @@ def test_an_alphazero_run_of_0_2_resumes_with_its_replay_buffer(tmp_path, capsys
     ring.load(folder / "replay")
     assert ring.added == after["replay_added"] and len(ring) == 120
     # Its config.json is the sections of today; the 0.2 args.json (flat) still reads as a config.
-    assert json.loads((folder / "config.json").read_text())["selfplay"]["simulations"] == 8
+    assert json.loads((folder / "config.json").read_text())["search"]["simulations"] == 8
     old_args = json.loads((folder / "args.json").read_text())
     assert from_dict(AlphaZeroConfig, old_args).simulations == old_args["simulations"]
 
@@ -84,3 +84,48 @@ def test_a_dqn_run_of_0_2_resumes_from_its_manifest(tmp_path, capsys) -> None:
     assert f"resumed {folder} at step {manifest['step']}" in capsys.readouterr().out
     after = json.loads((folder / "checkpoints" / "manifest.json").read_text())
     assert after["step"] >= 600 and (folder / "checkpoints" / after["replay"]).exists()
+
+
+NEW = Path(__file__).resolve().parents[1] / "data" / "runs_0.3.0"
+
+
+def test_an_alphazero_run_of_0_3_resumes_with_its_search_settings(tmp_path, capsys) -> None:
+    """0.3 kept the self-play search in the selfplay section (``search_threads`` for ``threads``)."""
+    folder = Path(shutil.copytree(NEW / "alphazero", tmp_path / "alphazero"))
+    old_config = json.loads((folder / "config.json").read_text())
+    assert "search" not in old_config and old_config["selfplay"]["search_threads"] == 1
+    before = load_checkpoint(folder / "checkpoints" / "last.pt")
+    path = alphazero.main(
+        [*AZ_FLAGS, "--runs-dir", str(tmp_path), "--resume", "--iterations", "5", "--progress", "false"]
+    )
+    out = capsys.readouterr().out
+    assert f"resumed {folder} from last.pt at learner step {before['counters']['learner_steps']}" in out
+    after = load_checkpoint(path)
+    assert after["counters"]["learner_steps"] > before["counters"]["learner_steps"]
+    assert after["replay_added"] > before["replay_added"]
+    config = from_dict(AlphaZeroConfig, old_config)
+    assert (config.simulations, config.threads, config.mate_depth) == (8, 1, 2)
+    assert json.loads((folder / "config.json").read_text())["search"]["simulations"] == 8
+
+
+def test_a_dqn_run_of_0_3_resumes_from_its_manifest(tmp_path, capsys) -> None:
+    folder = Path(shutil.copytree(NEW / "dqn", tmp_path / "dqn"))
+    manifest = json.loads((folder / "checkpoints" / "manifest.json").read_text())
+    flags = ["--preset", "smoke", "--run-name", "dqn", "--runs-dir", str(tmp_path), "--buffer-size", "60",
+             "--learning-starts", "40", "--batch-size", "8", "--filters", "4", "--layers", "1", "--hidden", "8",
+             "--checkpoint-every", "300", "--eval-every", "0", "--progress", "false"]  # fmt: skip
+    dqn.main([*flags, "--resume", "--total-steps", "600"])
+    assert f"resumed {folder} at step {manifest['step']}" in capsys.readouterr().out
+    assert json.loads((folder / "checkpoints" / "manifest.json").read_text())["step"] >= 600
+
+
+def test_a_distillation_run_of_0_3_resumes_learning_from_its_shards(tmp_path, capsys) -> None:
+    folder = Path(shutil.copytree(NEW / "distill", tmp_path / "distill"))
+    before = load_checkpoint(folder / "checkpoints" / "last.pt")
+    flags = ["--runs-dir", str(tmp_path), "--run-name", "distill", "--filters", "8", "--blocks", "1",
+             "--value-hidden", "16", "--batch-size", "32", "--progress", "false", "--game", "los_alamos",
+             "--teacher", "fairy-stockfish?depth=1", "--positions", "200", "--shard-size", "100",
+             "--eval-every", "20", "--validation-share", "0.3", "--stage", "learn"]  # fmt: skip
+    distill.main([*flags, "--resume", "--total-steps", "30"])
+    after = load_checkpoint(folder / "checkpoints" / "last.pt")
+    assert before["counters"]["learner_steps"] == 20 < after["counters"]["learner_steps"] == 30

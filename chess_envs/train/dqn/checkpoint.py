@@ -11,8 +11,12 @@ A run's ``checkpoints/`` holds the model and the replay buffer of one step (``mo
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
 import json
+import sys
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import cast
 
@@ -83,6 +87,31 @@ def restore_model(model: MaskableDQN, path: str | Path) -> dict:
     return meta
 
 
+MOVED = {
+    "agents": "chess_envs.agents",
+    "agents.dqn": "chess_envs.agents.dqn",
+    "train": "chess_envs.train",
+    "train.dqn_learner": "chess_envs.train.dqn.learner",
+}
+"""module names an SB3 zip of 0.3 pickled (its policy and feature extractor classes) -> today's"""
+
+
+@contextlib.contextmanager
+def _old_module_names() -> Iterator[None]:
+    """While unpickling an SB3 zip: 0.3's module names (:data:`MOVED`) are today's modules, in place
+    of whatever the process had under those names (a user's own ``train``), which come back after."""
+    saved = {old: sys.modules.get(old) for old in MOVED}
+    try:
+        sys.modules.update({old: importlib.import_module(new) for old, new in MOVED.items()})
+        yield
+    finally:
+        for old, module in saved.items():
+            if module is None:
+                sys.modules.pop(old, None)
+            else:
+                sys.modules[old] = module
+
+
 def import_sb3(source: str | Path, target: str | Path) -> Path:
     """Convert a stable-baselines3 zip of a MaskableDQN into the safe format. This UNPICKLES
     ``source``, which can run any code it holds: call it only on files you trust."""
@@ -90,7 +119,8 @@ def import_sb3(source: str | Path, target: str | Path) -> Path:
     if not _is_sb3_zip(source):
         raise DQNCheckpointError(f"{source} is not a stable-baselines3 zip")
     try:
-        model = MaskableDQN.load(source, device="cpu")
+        with _old_module_names():
+            model = MaskableDQN.load(source, device="cpu")
     except Exception as error:  # SB3 raises many kinds on a damaged archive
         raise DQNCheckpointError(f"{source} is corrupt or not a MaskableDQN checkpoint: {error}") from None
     if model.game not in game_names():
