@@ -149,7 +149,7 @@ def main() -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     server = subprocess.Popen(
-        [sys.executable, "-m", "evaluate", "serve", "--port", str(port), "--agents", "greedy", network,
+        [sys.executable, "-m", "chess_envs.apps.arena_cli", "serve", "--port", str(port), "--agents", "greedy", network,
          "--move-delay", "0"], cwd=ROOT, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:

@@ -13,7 +13,7 @@ python -m chess_envs.train.alphazero --preset los_alamos --run-name "$run" --min
     --keep-checkpoints 1 --progress false
 echo "training wall time: $(( $(date +%s) - start )) s"
 chess-envs export "runs/$run/checkpoints/last.pt" "runs/$run/model.pt"
-python -m evaluate tournament --game los_alamos --games-per-pair 200 --out "runs/$run-eval" --quiet \
+chess-envs tournament --game los_alamos --games-per-pair 200 --out "runs/$run-eval" --quiet \
     --agents greedy "fairy-stockfish?nodes=10" "alphazero:runs/$run/model.pt?sims=200"
-python -m evaluate tournament --game los_alamos --games-per-pair 200 --out "runs/$run-vs-shipped" --quiet \
+chess-envs tournament --game los_alamos --games-per-pair 200 --out "runs/$run-vs-shipped" --quiet \
     --agents "alphazero:runs/$run/model.pt?sims=200" "alphazero:@los_alamos?sims=200"

@@ -19,6 +19,6 @@ python -m chess_envs.train.distill --game chess --teacher "stockfish?depth=8" --
     --minutes "$minutes" --stage learn --run-name "$run" --resume --progress false
 echo "learning wall time: $(( $(date +%s) - learn )) s; in all $(( $(date +%s) - start )) s"
 chess-envs export "runs/$run/checkpoints/last.pt" "runs/$run/model.pt"
-python -m evaluate tournament --game chess --games-per-pair 200 --gauntlet --out "runs/$run-eval" --quiet \
+chess-envs tournament --game chess --games-per-pair 200 --gauntlet --out "runs/$run-eval" --quiet \
     --agents "alphazero:runs/$run/model.pt?sims=200" greedy "fairy-stockfish?nodes=10" "stockfish?skill=0&depth=1"
 python recipes/puzzles.py --game chess --agents "alphazero:runs/$run/model.pt?sims=200" greedy

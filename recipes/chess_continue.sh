@@ -20,8 +20,8 @@ python -m chess_envs.train.distill --game chess --teacher "stockfish?depth=8" --
 python -m chess_envs.train.distill --game chess --teacher "stockfish?depth=8" --seed "$seed" --stage learn --run-name "$run" \
     --resume --init "$init" --learning-rate 1e-3 --total-steps 1000000 --minutes "$minutes" --progress false
 chess-envs export "runs/$run/checkpoints/last.pt" "runs/$run.pt"
-python -m evaluate tournament --game chess --games-per-pair 200 --openings-file @chess --workers 2 --quiet \
+chess-envs tournament --game chess --games-per-pair 200 --openings-file @chess --workers 2 --quiet \
     --bootstrap 10000 --out "runs/$run-h2h" --agents "alphazero:runs/$run.pt?sims=200$search" "alphazero:$init?sims=200$search"
-python -m evaluate tournament --game chess --games-per-pair 100 --openings-file @chess --workers 2 --quiet \
+chess-envs tournament --game chess --games-per-pair 100 --openings-file @chess --workers 2 --quiet \
     --bootstrap 10000 --out "runs/$run-sf1600" \
     --agents "alphazero:runs/$run.pt?sims=200$search" "stockfish?elo=1600&movetime=100"

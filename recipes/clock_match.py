@@ -1,6 +1,6 @@
 """The shipped chess network under a real clock against Stockfish at UCI_Elo 1350 (100 ms a move).
 
-1. GAMES games through the tournament (``python -m evaluate tournament``), one at a time, at
+1. GAMES games through the tournament (``chess-envs tournament``), one at a time, at
    BASE+INC, from the shipped balanced book with colours swapped: every agent is timed and an
    overrun loses on time.
 2. UCI_GAMES more through the UCI engine (``python -m chess_envs.apps.uci``) driven by python-chess the way

@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUN=${RUN:-dqn-la}
 python -m chess_envs.train.dqn --preset los_alamos --minutes 30 --run-name "$RUN" --resume --progress false
-python -m evaluate tournament --game los_alamos --games-per-pair 200 --out "runs/$RUN-eval" \
+chess-envs tournament --game los_alamos --games-per-pair 200 --out "runs/$RUN-eval" \
     --agents random greedy "dqn:runs/$RUN/checkpoints/last.pt"

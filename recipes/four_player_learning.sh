@@ -18,10 +18,10 @@ echo "training wall time: $(( $(date +%s) - start )) s"
 chess-envs export "runs/$run/checkpoints/last.pt" "runs/$run/model.pt"
 net="alphazero:runs/$run/model.pt?sims=200"
 agent="$net&material=0.75"  # as the shipped network plays: the material evaluator's values blended in
-python -m evaluate tournament --game four_player --games-per-pair 100 --gauntlet --out "runs/$run-ffa" --quiet \
+chess-envs tournament --game four_player --games-per-pair 100 --gauntlet --out "runs/$run-ffa" --quiet \
     --agents "$net" greedy random
-python -m evaluate tournament --game four_player --games-per-pair 200 --openings-file @four_player \
+chess-envs tournament --game four_player --games-per-pair 200 --openings-file @four_player \
     --out "runs/$run-ffa-blend" --quiet --agents "$agent" greedy
-python -m evaluate tournament --game four_player --option mode=teams --games-per-pair 200 --openings-file @four_player \
+chess-envs tournament --game four_player --option mode=teams --games-per-pair 200 --openings-file @four_player \
     --out "runs/$run-teams" --quiet --agents "$agent" greedy
 python recipes/value_calibration.py --checkpoint "runs/$run/model.pt" --games 32 --out "runs/$run-calibration.png"

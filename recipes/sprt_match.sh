@@ -10,9 +10,9 @@
 set -euo pipefail
 elo1=${1:-25}
 alpha=${2:-0.05}
-python -m evaluate tournament --game los_alamos --out runs/sprt-200-vs-100 --quiet --bootstrap 0 \
+chess-envs tournament --game los_alamos --out runs/sprt-200-vs-100 --quiet --bootstrap 0 \
     --agents "alphazero:@los_alamos?sims=200" "alphazero:@los_alamos?sims=100" \
     --openings-file @los_alamos --games-per-pair 1000 --sprt 0 "$elo1" "$alpha" "$alpha"
-python -m evaluate tournament --game los_alamos --out runs/sprt-self --quiet --bootstrap 0 \
+chess-envs tournament --game los_alamos --out runs/sprt-self --quiet --bootstrap 0 \
     --agents "alphazero:@los_alamos?sims=16&gumbel=1&seed=1" "alphazero:@los_alamos?sims=16&gumbel=1&seed=2" \
     --openings-plies 6 --games-per-pair 8000 --sprt 0 "$elo1" "$alpha" "$alpha"

@@ -167,7 +167,7 @@ def test_inference_speed_times_every_variant():
 
 
 def test_mate_probe_measures_its_exchange_rate_and_the_solve_rates():
-    command = [sys.executable, str(ROOT / "benchmarks" / "mate_probe.py"), "--positions", "2", "--sims", "8",
+    command = [sys.executable, str(ROOT / "recipes" / "mate_probe.py"), "--positions", "2", "--sims", "8",
                "--puzzles", "3"]  # fmt: skip
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
@@ -176,8 +176,9 @@ def test_mate_probe_measures_its_exchange_rate_and_the_solve_rates():
 
 def test_timed_search_counts_simulations_on_book_and_on_played_positions(tmp_path):
     out = tmp_path / "t"
-    games = [sys.executable, "-m", "evaluate", "tournament", "--game", "four_player", "--agents", "random", "greedy",
-             "--games-per-pair", "4", "--max-plies", "12", "--workers", "1", "--quiet", "--out", str(out)]  # fmt: skip
+    games = [sys.executable, "-m", "chess_envs.apps.arena_cli", "tournament", "--game", "four_player",
+             "--agents", "random", "greedy", "--games-per-pair", "4", "--max-plies", "12", "--workers", "1",
+             "--quiet", "--out", str(out)]  # fmt: skip
     assert subprocess.run(games, capture_output=True, timeout=300).returncode == 0
     script = [sys.executable, str(ROOT / "benchmarks" / "timed_search.py"), "--game", "four_player",
               "--seconds", "0.01", "--agents", "material-mcts", "alphazero:@four_player?material=0.5"]  # fmt: skip
@@ -192,7 +193,7 @@ def test_timed_search_counts_simulations_on_book_and_on_played_positions(tmp_pat
 
 
 def test_quick_preset_trains_and_rates_against_greedy(tmp_path):
-    command = [sys.executable, str(ROOT / "benchmarks" / "quick_preset.py"), "--seeds", "0", "--games", "2",
+    command = [sys.executable, str(ROOT / "recipes" / "quick_preset.py"), "--seeds", "0", "--games", "2",
                "--sims", "2", "--runs", str(tmp_path), "--", "--minutes", "0.05"]  # fmt: skip
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
@@ -200,7 +201,7 @@ def test_quick_preset_trains_and_rates_against_greedy(tmp_path):
 
 
 def test_learning_curve_trains_in_parts_rates_each_and_resumes(tmp_path):
-    command = [sys.executable, str(ROOT / "benchmarks" / "learning_curve.py"), "--game", "los_alamos",
+    command = [sys.executable, str(ROOT / "recipes" / "learning_curve.py"), "--game", "los_alamos",
                "--runs-dir", str(tmp_path), "--points", "0.05", "0.2", "--games", "2", "--sims", "4",
                "--ladder-games", "2", "--", "--preset", "smoke", "--iterations", "0"]  # fmt: skip
     rating = tmp_path / "curve-los_alamos-rating"
@@ -243,13 +244,13 @@ def test_selfplay_speed_prints_games_per_hour_and_evaluations_per_second():
 
 @pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="a GPU machine runs the real benchmark")
 def test_gpu_selfplay_says_why_it_cannot_run_without_a_gpu():
-    result = subprocess.run(["bash", str(ROOT / "benchmarks" / "gpu_selfplay.sh")], capture_output=True, text=True)
+    result = subprocess.run(["bash", str(ROOT / "recipes" / "gpu_selfplay.sh")], capture_output=True, text=True)
     assert result.returncode != 0 and "nvidia-smi not found" in result.stderr
 
 
 def test_puzzles_prints_a_solve_rate_per_category():
     result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "puzzles.py"), "--game", "chess", "--agents", "greedy?seed=0"],
+        [sys.executable, str(ROOT / "recipes" / "puzzles.py"), "--game", "chess", "--agents", "greedy?seed=0"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -273,7 +274,7 @@ def test_value_calibration_scores_a_four_player_network_per_seat(tmp_path):
     plot = tmp_path / "calibration.png"
     command = [
         sys.executable,
-        str(ROOT / "benchmarks" / "value_calibration.py"),
+        str(ROOT / "recipes" / "value_calibration.py"),
         "--checkpoint",
         str(tmp_path / "net.pt"),
     ]
@@ -286,7 +287,7 @@ def test_value_calibration_scores_a_four_player_network_per_seat(tmp_path):
 def test_teacher_overlap_times_the_teacher_in_turns_and_in_a_worker():
     small = ["--games-in-parallel", "4", "--teacher-simulations", "8", "--max-plies", "8", "--min-replay", "16",
              "--batch-size", "16", "--steps-per-iteration", "2"]  # fmt: skip
-    command = [sys.executable, str(ROOT / "benchmarks" / "teacher_overlap.py"), "--minutes", "0.1", "--", *small]
+    command = [sys.executable, str(ROOT / "recipes" / "teacher_overlap.py"), "--minutes", "0.1", "--", *small]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     rows = [line for line in result.stdout.splitlines() if line.startswith("| in ")]

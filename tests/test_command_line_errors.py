@@ -35,7 +35,7 @@ def test_a_bogus_device_in_an_agent_spec(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown device 'bogus'"):
         make_agent(f"alphazero:{checkpoint}?device=bogus", "los_alamos")
     result = subprocess.run(
-        [sys.executable, "-m", "evaluate", "tournament", "--game", "los_alamos", "--agents", "random",
+        [sys.executable, "-m", "chess_envs.apps.arena_cli", "tournament", "--game", "los_alamos", "--agents", "random",
          f"alphazero:{checkpoint}?device=bogus", "--games-per-pair", "2", "--out", str(tmp_path / "t")],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
@@ -60,7 +60,7 @@ def _train(trainer: str, capsys: pytest.CaptureFixture, *flags: str) -> tuple[in
 @pytest.mark.parametrize("trainer", ["alphazero", "dqn"])
 def test_a_bad_training_argument_in_a_real_terminal(trainer: str, tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", f"train.{trainer}", "--preset", "smoke", "--progress", "false",
+        [sys.executable, "-m", f"chess_envs.train.{trainer}", "--preset", "smoke", "--progress", "false",
          "--runs-dir", str(tmp_path), "--learning-rate", "nan"],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )  # fmt: skip

@@ -15,6 +15,7 @@ import sys
 import textwrap
 import time
 import venv
+import zipfile
 from pathlib import Path
 from urllib.request import urlopen
 
@@ -63,6 +64,9 @@ def test_an_sdist_and_a_wheel_build(dist) -> None:
     for name in ("chess", "los_alamos", "four_player"):
         assert f"chess_envs/agents/networks/{name}.pt" in listing, "the shipped networks are package data"
     assert "chess_envs/_core.pyi" in listing and "chess_envs/py.typed" in listing, "the native module's types"
+    with zipfile.ZipFile(wheel) as archive:
+        tops = {name.split("/")[0] for name in archive.namelist()}
+    assert {top for top in tops if not top.endswith(".dist-info")} == {"chess_envs"}, "one installed name"
 
 
 def test_the_environments_install_and_run_without_torch(dist, tmp_path) -> None:
@@ -202,3 +206,34 @@ def test_with_the_web_extra_the_installed_app_serves_its_page_and_plays(dist, ag
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+USER_PACKAGES = ("agents", "train", "evaluate", "search", "arena", "apps")
+
+
+def test_a_user_folder_with_packages_of_our_old_names_keeps_its_own(agents_python, tmp_path) -> None:
+    """The wheel installs one name: a user's own ``agents``, ``train``, ... stay theirs, and the
+    command line works from their folder, also from a Python whose ``sys.path`` begins with it."""
+    python, user = agents_python, tmp_path / "project"
+    for name in USER_PACKAGES:
+        (user / name).mkdir(parents=True)
+        (user / name / "__init__.py").write_text(f"WHO = 'user: {name}'\n")
+    mine = "import " + ", ".join(USER_PACKAGES) + "; print(" + ", ".join(f"{n}.WHO" for n in USER_PACKAGES) + ")"
+    env = outside(user)
+    assert run([str(python), "-c", mine], **env).stdout.split().count("user:") == len(USER_PACKAGES)
+    spec = "alphazero:@los_alamos?sims=4"
+    tournament = ["tournament", "--game", "los_alamos", "--agents", "random", spec, "--games-per-pair", "2", "--quiet"]
+    run([str(python.parent / "chess-envs"), *tournament, "--out", "t1"], **env)
+    # sys.path[0] is the user's folder: python -m, and python -c with the command's main.
+    run([str(python), "-m", "chess_envs.apps.command", *tournament, "--out", "t2"], **env)
+    script = f"import sys; from chess_envs.apps.command import main; {mine}; main(sys.argv[1:])"
+    run(
+        [str(python), "-c", script, *tournament, "--out", "t3"],
+        **{**env, "env": {**env["env"], "PYTHONPATH": str(user)}},
+    )
+    for out in ("t1", "t2", "t3"):
+        assert len((user / out / "games.jsonl").read_text().splitlines()) == 2
+    for command in ([str(python.parent / "chess-envs"), "uci"], [str(python), "-m", "chess_envs.apps.uci"]):
+        uci = subprocess.run(command, input="uci\nisready\nposition startpos\ngo nodes 16\nquit\n",
+                             capture_output=True, text=True, timeout=600, **env)  # fmt: skip
+        assert uci.returncode == 0 and uci.stdout.splitlines()[-1].startswith("bestmove "), uci.stdout + uci.stderr

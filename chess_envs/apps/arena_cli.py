@@ -1,5 +1,5 @@
-"""Command line: ``python -m evaluate tournament --game los_alamos --agents random greedy ...`` and
-``python -m evaluate play --game los_alamos --agent alphazero:@los_alamos``."""
+"""Command line: ``chess-envs tournament --game los_alamos --agents random greedy ...`` and
+``chess-envs play --game los_alamos --agent alphazero:@los_alamos``."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ _positive = _count(1)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m evaluate", description="Matches and tournaments between agents.")
+    parser = argparse.ArgumentParser(prog="chess-envs", description="Matches and tournaments between agents.")
     commands = parser.add_subparsers(dest="command", required=True)
     t = commands.add_parser(
         "tournament",

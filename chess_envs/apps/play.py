@@ -1,4 +1,4 @@
-"""A person against an agent in the terminal: ``python -m evaluate play --game los_alamos --agent SPEC``.
+"""A person against an agent in the terminal: ``chess-envs play --game los_alamos --agent SPEC``.
 
 Moves are typed as UCI (``e2e4``) or SAN (``Nf3``, ``exd5``, ``a6=Q``) in chess and Los Alamos,
 and as ``from-to`` (``h2-h4``, ``g7-g8=Q``) in four-player chess. Illegal or unreadable input is

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar, cast
 
-from chess_envs.fields import arg, check_fields, kind_of, parse_value
+from chess_envs.fields import arg, check_fields, kind_of
 
 C = TypeVar("C", bound="Config")
 
@@ -120,7 +119,7 @@ def parse_args(
         if name == "preset":
             continue
         group = groups.setdefault(part, parser.add_argument_group(part))
-        kind, _ = kind_of(item)
+        kind, optional = kind_of(item)
         default = getattr(_default(cls.__dataclass_fields__[part]), name)  # type: ignore[attr-defined]
         options: dict[str, Any] = {
             "default": argparse.SUPPRESS,
@@ -128,10 +127,12 @@ def parse_args(
         }
         if item.metadata.get("choices"):
             options["choices"] = item.metadata["choices"]
-        options["type"] = functools.partial(_flag_value, item)
         if kind is bool:
-            options.update(nargs="?", const=True, metavar="{true,false}")
-        group.add_argument("--" + name.replace("_", "-"), **options)
+            options.update(type=_boolean, nargs="?", const=True, metavar="{true,false}")
+        else:
+            options["type"] = _or_none if optional else kind
+        names = [name, *(before for before, now in RENAMED.items() if now == name)]  # 0.3's flag still works
+        group.add_argument(*("--" + flag.replace("_", "-") for flag in names), dest=name, **options)
     namespace = parser.parse_args(argv)
     values = dict(presets.get(namespace.preset, {})) if namespace.preset else {}
     values.update({k: v for k, v in vars(namespace).items() if k != "preset"})  # only the flags given
@@ -149,11 +150,16 @@ def _default(part: dataclasses.Field) -> Any:
     return cast(Callable[[], Any], part.default_factory)()
 
 
-def _flag_value(item: dataclasses.Field, text: str) -> Any:
-    try:
-        return parse_value(item, text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+def _boolean(text: str) -> bool:
+    value = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(text.lower())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+    return value
+
+
+def _or_none(text: str) -> float | None:
+    """An optional number's flag: ``none``, or the number."""
+    return None if text.lower() == "none" else float(text)
 
 
 def fail(message: str) -> NoReturn:

@@ -39,10 +39,8 @@ Config config_of(const nb::kwargs& settings) {
         if (row == rows.end()) throw nb::type_error(("unknown search setting '" + name + "'").c_str());
         if (row->present) config.*row->present = !value.is_none();
         if (row->present && value.is_none()) continue;
-        if (row->real)
-            config.*row->real = nb::cast<double>(value);
-        else
-            config.*row->whole = nb::cast<int>(value);
+        if (row->real) config.*row->real = nb::cast<double>(value);
+        else config.*row->whole = nb::cast<int>(value);
     }
     config.check();
     return config;
@@ -55,8 +53,9 @@ nb::dict search_settings() {
     nb::dict table;
     for (const auto& row : Config::settings()) {
         const bool unset = row.present && !(defaults.*row.present);
-        nb::object value = unset ? nb::none() : row.real ? nb::object(nb::float_(defaults.get(row)))
-                                                         : nb::object(nb::int_(defaults.*row.whole));
+        nb::object value = unset      ? nb::none()
+                           : row.real ? nb::object(nb::float_(defaults.get(row)))
+                                      : nb::object(nb::int_(defaults.*row.whole));
         table[row.name] = nb::make_tuple(value, row.low, row.high);
     }
     return table;
@@ -196,7 +195,8 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
                 new (self) S(config_of(settings), num_players, std::move(cache), planes_size, num_actions);
             },
             "num_players"_a, "cache"_a, "planes_size"_a, "num_actions"_a, "settings"_a,
-            "A search of `num_players`; `settings` by name, as `Config::settings` lists them (chess_envs.search.settings "
+            "A search of `num_players`; `settings` by name, as `Config::settings` lists them "
+            "(chess_envs.search.settings "
             "declares each): those not given keep their defaults.")
         .def(
             "expand_roots",

@@ -11,8 +11,6 @@
 #pragma once
 #include <algorithm>
 #include <array>
-#include <sstream>
-#include <string>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -21,7 +19,9 @@
 #include <memory>
 #include <memory_resource>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -62,9 +62,9 @@ struct Config {
     struct Setting {
         const char* name;
         double low, high;
-        double Config::*real;
-        int Config::*whole;
-        bool Config::*present;
+        double Config::* real;
+        int Config::* whole;
+        bool Config::* present;
     };
     static const std::array<Setting, 10>& settings() {
         static const std::array<Setting, 10> rows{{

@@ -1,4 +1,4 @@
-"""Bad command-line arguments of ``python -m evaluate`` are refused at once with exit code 2."""
+"""Bad command-line arguments of ``chess-envs`` are refused at once with exit code 2."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ pytestmark = [
 def start(out: Path, checkpoint: Path, seconds_a_move: float) -> subprocess.Popen[str]:
     """Two workers playing Los Alamos games of up to 60 plies at ``seconds_a_move`` a move."""
     cmd = [
-        sys.executable, "-m", "evaluate", "tournament", "--game", "los_alamos",
+        sys.executable, "-m", "chess_envs.apps.arena_cli", "tournament", "--game", "los_alamos",
         "--agents", f"alphazero:{checkpoint}?sims=100000", f"alphazero:{checkpoint}?sims=100000&seed=1",
         "--games-per-pair", "8", "--time-control", f"{seconds_a_move}/move", "--time-margin", "1",
         "--max-plies", "60", "--workers", "2",

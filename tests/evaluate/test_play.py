@@ -1,4 +1,4 @@
-"""python -m evaluate play: a person's moves from scripted input, illegal ones refused."""
+"""chess-envs play: a person's moves from scripted input, illegal ones refused."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def test_a_scripted_game_through_the_command_line(tmp_path):
         [
             sys.executable,
             "-m",
-            "evaluate",
+            "chess_envs.apps.arena_cli",
             "play",
             "--game",
             "los_alamos",
@@ -75,7 +75,7 @@ def test_the_game_ends_and_is_scored():
 @pytest.mark.parametrize("game", ["los_alamos", "four_player"])
 def test_without_an_agent_the_shipped_network_plays(game):
     result = subprocess.run(
-        [sys.executable, "-m", "evaluate", "play", "--game", game, "--seat", "1"],
+        [sys.executable, "-m", "chess_envs.apps.arena_cli", "play", "--game", game, "--seat", "1"],
         input="quit\n",
         capture_output=True,
         text=True,

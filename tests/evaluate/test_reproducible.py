@@ -19,7 +19,7 @@ from tests.agents.test_uci import ROOT, tiny_checkpoint
 
 def command(out: Path, checkpoint: Path, workers: int, games_per_pair: int = 4) -> list[str]:
     return [
-        sys.executable, "-m", "evaluate", "tournament", "--game", "los_alamos",
+        sys.executable, "-m", "chess_envs.apps.arena_cli", "tournament", "--game", "los_alamos",
         "--agents", "random", "greedy", f"alphazero:{checkpoint}?sims=8&temperature=1",
         "--games-per-pair", str(games_per_pair), "--max-plies", "60", "--workers", str(workers),
         "--bootstrap", "10", "--seed", "7", "--quiet", "--out", str(out),

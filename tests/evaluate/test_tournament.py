@@ -197,7 +197,7 @@ def test_sigkill_midway_then_rerun_gives_exactly_the_planned_games(tmp_path):
     command = [
         sys.executable,
         "-m",
-        "evaluate",
+        "chess_envs.apps.arena_cli",
         "tournament",
         "--game",
         "los_alamos",
@@ -236,9 +236,9 @@ def test_games_being_played_are_shown_live_as_prefixes_of_their_final_record(tmp
     """Workers write each game's moves so far to ``live/<id>.json`` while they play it; what a
     watcher reads there is always the start of the game as it is finally recorded."""
     out = tmp_path / "live-cup"
-    command = [sys.executable, "-m", "evaluate", "tournament", "--game", "los_alamos", "--agents", "greedy",
-               "fairy-stockfish?movetime=100", "--games-per-pair", "4", "--workers", "2", "--out", str(out),
-               "--quiet"]  # fmt: skip
+    command = [sys.executable, "-m", "chess_envs.apps.arena_cli", "tournament", "--game", "los_alamos",
+               "--agents", "greedy", "fairy-stockfish?movetime=100", "--games-per-pair", "4", "--workers", "2",
+               "--out", str(out), "--quiet"]  # fmt: skip
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     seen: dict[str, set[tuple[str, ...]]] = {}
     while process.poll() is None:

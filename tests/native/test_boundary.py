@@ -41,8 +41,7 @@ def raw_search(state, threads=1, leaves=8, cache_mb=0.0):
     return SEARCHES[type(state._game)](
         num_players=state.num_players, cache=core.EvaluationCache(cache_mb),
         planes_size=int(np.prod(state.observation_shape)), num_actions=state.num_actions,
-        c_puct_init=1.25, c_puct_base=19652.0, fpu_reduction=0.25, has_root_fpu=True, root_fpu=1.0,
-        virtual_loss=1.0, leaves_per_tree=leaves, gumbel_c_visit=50.0, gumbel_c_scale=1.0, threads=threads)
+        leaves_per_tree=leaves, threads=threads, mate_depth=0)
 
 def raw_tree(state):
     return TREES[type(state._game)](state._game)
@@ -86,7 +85,7 @@ def test_choosing_on_a_finished_game_is_a_clear_error(gumbel):
     run_probe(
         f"""
         from chess_envs.search.mcts import MCTS, SearchTree
-from chess_envs.search.settings import MCTSConfig
+        from chess_envs.search.settings import MCTSConfig
         from chess_envs import FourPlayerState
         for state in (new_state("chess", FOOLS_MATE), new_state("chess", STALEMATE)):
             EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
@@ -128,7 +127,7 @@ def test_a_game_moved_under_its_tree_is_searched_from_where_it_is():
     run_probe(
         """
         from chess_envs.search.mcts import MCTS, SearchTree
-from chess_envs.search.settings import MCTSConfig
+        from chess_envs.search.settings import MCTSConfig
         state = new_state("los_alamos")
         EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
         mcts = MCTS(flat, 2, MCTSConfig(simulations=64, mate_depth=0))
@@ -165,7 +164,7 @@ def test_a_search_holds_its_trees_and_games_while_the_evaluator_runs():
     run_probe(
         """
         from chess_envs.search.mcts import MCTS, SearchTree
-from chess_envs.search.settings import MCTSConfig
+        from chess_envs.search.settings import MCTSConfig
         state = new_state("chess")
         other = SearchTree(state.copy())
         calls = []
@@ -207,7 +206,7 @@ def test_a_failing_evaluator_leaves_trees_and_games_as_they_were():
     run_probe(
         """
         from chess_envs.search.mcts import MCTS, SearchTree
-from chess_envs.search.settings import MCTSConfig
+        from chess_envs.search.settings import MCTSConfig
         state = new_state("chess")
         EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
         tree = SearchTree(state)
@@ -570,7 +569,7 @@ def test_two_threads_hammering_one_search_never_crash():
     run_probe(
         """
         from chess_envs.search.mcts import MCTS, SearchTree
-from chess_envs.search.settings import MCTSConfig
+        from chess_envs.search.settings import MCTSConfig
         states = [new_state("los_alamos") for _ in range(3)]
         trees = [SearchTree(state) for state in states]
         EVAL_ACTIONS, EVAL_VALUES = states[0].num_actions, 1
@@ -626,18 +625,13 @@ def test_a_search_refuses_trees_of_other_shapes_and_keeps_shared_caches_apart():
         search, tree = raw_search(state), raw_tree(state)
         rows = search.expand_roots([tree], state.num_actions, planes(state, 1))
         search.receive(*outputs(state, rows))
-        small = core.ChessSearch(num_players=2, cache=core.EvaluationCache(0), planes_size=1, num_actions=1,
-                                 c_puct_init=1.25, c_puct_base=19652.0, fpu_reduction=0.25, has_root_fpu=True,
-                                 root_fpu=1.0, virtual_loss=1.0, leaves_per_tree=8, gumbel_c_visit=50.0,
-                                 gumbel_c_scale=1.0)
+        small = core.ChessSearch(num_players=2, cache=core.EvaluationCache(0), planes_size=1, num_actions=1)
         expect(ValueError, "another observation shape", small.begin, [tree], 10)
         expect(ValueError, "num_actions", small.expand_roots, [tree], 4672, np.zeros((8, 1), np.float32))
         # Two searches of different seat counts on one cache: the 4-seat one never reads a 1-value entry.
         cache = core.EvaluationCache(16)
         two, four = (core.ChessSearch(num_players=n, cache=cache, planes_size=int(np.prod(state.observation_shape)),
-                                      num_actions=4672, c_puct_init=1.25, c_puct_base=19652.0, fpu_reduction=0.25,
-                                      has_root_fpu=True, root_fpu=1.0, virtual_loss=1.0, leaves_per_tree=8,
-                                      gumbel_c_visit=50.0, gumbel_c_scale=1.0) for n in (2, 4))
+                                      num_actions=4672, mate_depth=0) for n in (2, 4))
         first, second = raw_tree(state), raw_tree(new_state("chess"))
         rows = two.expand_roots([first], 4672, planes(state, 1))
         two.receive(np.zeros((rows, 4672), np.float32), np.zeros((rows, 1), np.float32))
@@ -651,7 +645,7 @@ def test_a_transposition_along_another_line_is_another_root():
     run_probe(
         """
         from chess_envs.search.mcts import MCTS, SearchTree
-from chess_envs.search.settings import MCTSConfig
+        from chess_envs.search.settings import MCTSConfig
         state = new_state("chess")
         EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
         mcts = MCTS(flat, 2, MCTSConfig(simulations=16, mate_depth=0))  # every simulation a visit
@@ -673,7 +667,7 @@ def test_a_puct_search_after_a_gumbel_one_is_plain_puct():
     run_probe(
         """
         from chess_envs.search.mcts import MCTS, SearchTree
-from chess_envs.search.settings import MCTSConfig
+        from chess_envs.search.settings import MCTSConfig
         state = new_state("chess")
         EVAL_ACTIONS, EVAL_VALUES = state.num_actions, 1
         tree = SearchTree(state)

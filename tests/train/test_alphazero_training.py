@@ -32,7 +32,7 @@ def run(tmp_path: Path, *flags: str) -> Path:
 
 @pytest.mark.parametrize("game", ["los_alamos", "chess", "four_player"])
 def test_smoke_preset_trains_checkpoints_logs_and_resumes(tmp_path, game):
-    threads = ["--search-threads", "2"] if game == "four_player" else []  # the threaded search in self-play
+    threads = ["--threads", "2"] if game == "four_player" else []  # the threaded search in self-play
     path = run(tmp_path, "--game", game, "--run-name", game, *threads)
     run_dir = tmp_path / game
     first = load_checkpoint(path, game)

@@ -17,9 +17,10 @@ import pytest
 from chess_envs.agents.alphazero.checkpoint import load_checkpoint, load_network
 from chess_envs.agents.base import make_agent
 from chess_envs.registry import new_state
-from chess_envs.train import alphazero, distill
+from chess_envs.train import alphazero
 from chess_envs.train.config import from_dict
 from chess_envs.train.distill import data as distill_data
+from chess_envs.train.distill import loop as distill
 from chess_envs.train.distill.labels import Label, Teacher, _info_line
 from tests.engines import require_engine
 
@@ -90,7 +91,7 @@ def test_los_alamos_labels_learns_and_plays_and_stops_on_sigterm(tmp_path, monke
     metrics = [json.loads(line) for line in (tmp_path / "la" / "metrics.jsonl").read_text().splitlines()]
     assert len(metrics) == 3 and "validation/teacher_move_agreement" in metrics[-1]
     scored = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "distill_held_out.py"), "--run", "la", "--runs-dir", str(tmp_path),
+        [sys.executable, str(ROOT / "recipes" / "distill_held_out.py"), "--run", "la", "--runs-dir", str(tmp_path),
          "--networks", str(path)], capture_output=True, text=True, timeout=120, cwd=ROOT,
     )  # fmt: skip
     assert scored.returncode == 0, scored.stderr

@@ -419,7 +419,7 @@ def main(argv: list[str] | None = None) -> None:
         type=Path,
         action="append",
         default=[],
-        help="a tournament folder (python -m evaluate tournament --out) to watch: games being played, finished games",
+        help="a tournament folder (chess-envs tournament --out) to watch: games being played, finished games",
     )
     args = parser.parse_args(argv)
     for folder in args.tournament:
