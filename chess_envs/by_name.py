@@ -28,6 +28,3 @@ AGENT_KINDS: dict[str, str] = {
     "material-mcts": "chess_envs.agents.four_player.material",
 }
 """agent kind -> the module that registers it (:func:`chess_envs.agents.base.make_agent` imports it)"""
-
-IMPORTERS = {"COMMANDS": "chess_envs.apps.command", "AGENT_KINDS": "chess_envs.agents.base"}
-"""which module imports the modules of each table above"""

@@ -28,15 +28,7 @@ def arg(
     """A setting: its default, one-line doc, and what it must keep: ``low <= value <= high``,
     ``value > above``, or one of ``choices``. ``spec``: its name in an agent spec string
     (``sims``), if agents take it; ``native``: the native search takes it by name."""
-    metadata = {
-        "help": help,
-        "low": low,
-        "above": above,
-        "high": high,
-        "choices": choices,
-        "spec": spec,
-        "native": native,
-    }
+    metadata = dict(help=help, low=low, above=above, high=high, choices=choices, spec=spec, native=native)
     return dataclasses.field(default=default, metadata=metadata)
 
 
@@ -65,7 +57,7 @@ def check_value(item: dataclasses.Field, value: Any, name: str | None = None) ->
         value = float(value)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise ValueError(f"{label} must be {kind.__name__}, got {value!r}")
-    if kind is float and not math.isfinite(value):
+    if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"{label} must be a finite number, got {value}")
     if meta.get("choices") is not None and value not in meta["choices"]:
         raise ValueError(f"{label} must be one of {', '.join(meta['choices'])}; got {value!r}")

@@ -76,7 +76,8 @@ def test_no_import_of_the_package_hides_in_a_function() -> None:
 def string_imports() -> list[tuple[str, str]]:
     """(importer, module imported by name) for every string import the package makes."""
     pairs = []
-    for table, importer in by_name.IMPORTERS.items():
+    importers = {"COMMANDS": "chess_envs.apps.command", "AGENT_KINDS": "chess_envs.agents.base"}
+    for table, importer in importers.items():
         for value in getattr(by_name, table).values():
             target = value[0] if isinstance(value, tuple) else value
             pairs.append((importer, target.split(":")[0]))

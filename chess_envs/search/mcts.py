@@ -30,10 +30,9 @@ from chess_envs.registry import get_game
 from chess_envs.search.protocol import (
     Evaluator,
     PolicyOutput,
-    check_not_over,
+    checked_trees,
     restricted_priors,
     sample_visits,
-    temperatures,
 )
 from chess_envs.search.settings import MCTSConfig, native_settings
 
@@ -161,17 +160,10 @@ class MCTS:
         temperature: float | Sequence[float] = 0.0,
         simulations: int | None = None,
     ) -> PolicyOutput:
-        """Search every tree and choose a move in each (see :class:`~chess_envs.search.settings.Search`)."""
-        trees = list(trees)
-        if not trees:
-            raise ValueError("policy() needs at least one tree")
-        if not all(isinstance(tree, SearchTree) for tree in trees):
-            raise TypeError("MCTS.policy takes the SearchTrees of MCTS.new_tree")
+        """Search every tree and choose a move in each (see :class:`~chess_envs.search.protocol.Search`)."""
+        trees, temps = checked_trees(trees, SearchTree, temperature)
         if len({type(tree._native) for tree in trees}) > 1:
             raise ValueError("one search takes trees of one game")
-        temps = temperatures(temperature, len(trees))
-        for tree in trees:
-            check_not_over(tree.state)
         if not self._busy.acquire(blocking=False):
             raise InUseError(
                 "in use: another thread is inside this MCTS's search; one MCTS searches for one thread at a time "

@@ -93,6 +93,20 @@ def temperatures(temperature: float | Sequence[float], count: int) -> np.ndarray
     return values
 
 
+def checked_trees(trees: Sequence[Any], kind: type, temperature: float | Sequence[float]) -> tuple[list, np.ndarray]:
+    """``trees`` as a list and their temperatures (:func:`temperatures`), once every tree is a
+    ``kind`` of a game not over: ValueError (empty, finished) or TypeError (another kind) if not."""
+    trees = list(trees)
+    if not trees:
+        raise ValueError("policy() needs at least one tree")
+    if not all(isinstance(tree, kind) for tree in trees):
+        raise TypeError(f"policy() takes the {kind.__name__}s of its search's new_tree")
+    temps = temperatures(temperature, len(trees))
+    for tree in trees:
+        check_not_over(tree.state)
+    return trees, temps
+
+
 def check_not_over(state: GameState) -> None:
     """ValueError when ``state``'s game is over: a finished game has no move to choose."""
     outcome = state.outcome()

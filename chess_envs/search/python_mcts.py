@@ -28,12 +28,11 @@ from chess_envs.search.mate_probe import PLAYS_PER_SIMULATION, probe_root
 from chess_envs.search.protocol import (
     Evaluator,
     PolicyOutput,
-    check_not_over,
+    checked_trees,
     quantize_planes,
     restricted_priors,
     root_statistics,
     sample_visits,
-    temperatures,
 )
 from chess_envs.search.settings import MCTSConfig
 
@@ -221,15 +220,8 @@ class PythonMCTS:
         temperature: float | Sequence[float] = 0.0,
         simulations: int | None = None,
     ) -> PolicyOutput:
-        """Search every tree and choose a move in each (see :class:`~chess_envs.search.settings.Search`)."""
-        trees = list(trees)
-        if not trees:
-            raise ValueError("policy() needs at least one tree")
-        if not all(isinstance(tree, PythonSearchTree) for tree in trees):
-            raise TypeError("PythonMCTS.policy takes the PythonSearchTrees of PythonMCTS.new_tree")
-        temps = temperatures(temperature, len(trees))
-        for tree in trees:
-            check_not_over(tree.state)
+        """Search every tree and choose a move in each (see :class:`~chess_envs.search.protocol.Search`)."""
+        trees, temps = checked_trees(trees, PythonSearchTree, temperature)
         if not self._busy.acquire(blocking=False):
             raise InUseError("in use: another thread is inside this PythonMCTS's search")
         try:

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar, cast
 
-from chess_envs.fields import arg, check_fields, kind_of
+from chess_envs.fields import arg, check_fields, kind_of, parse_value
 
 C = TypeVar("C", bound="Config")
 
@@ -119,7 +120,7 @@ def parse_args(
         if name == "preset":
             continue
         group = groups.setdefault(part, parser.add_argument_group(part))
-        kind, optional = kind_of(item)
+        kind, _ = kind_of(item)
         default = getattr(_default(cls.__dataclass_fields__[part]), name)  # type: ignore[attr-defined]
         options: dict[str, Any] = {
             "default": argparse.SUPPRESS,
@@ -127,10 +128,9 @@ def parse_args(
         }
         if item.metadata.get("choices"):
             options["choices"] = item.metadata["choices"]
+        options["type"] = functools.partial(_flag_value, item)  # the parser of spec options too
         if kind is bool:
-            options.update(type=_boolean, nargs="?", const=True, metavar="{true,false}")
-        else:
-            options["type"] = _or_none if optional else kind
+            options.update(nargs="?", const=True, metavar="{true,false}")
         names = [name, *(before for before, now in RENAMED.items() if now == name)]  # 0.3's flag still works
         group.add_argument(*("--" + flag.replace("_", "-") for flag in names), dest=name, **options)
     namespace = parser.parse_args(argv)
@@ -150,16 +150,11 @@ def _default(part: dataclasses.Field) -> Any:
     return cast(Callable[[], Any], part.default_factory)()
 
 
-def _boolean(text: str) -> bool:
-    value = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(text.lower())
-    if value is None:
-        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
-    return value
-
-
-def _or_none(text: str) -> float | None:
-    """An optional number's flag: ``none``, or the number."""
-    return None if text.lower() == "none" else float(text)
+def _flag_value(item: dataclasses.Field, text: str) -> Any:
+    try:
+        return parse_value(item, text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def fail(message: str) -> NoReturn:

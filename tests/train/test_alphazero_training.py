@@ -126,8 +126,8 @@ def test_resume_refuses_a_checkpoint_of_another_game(tmp_path, capsys):
     [
         (["--game", "go"], "unknown game"),
         (["--simulations", "0"], "simulations must be >= 1"),
-        (["--optimizer", "lion"], "invalid choice: 'lion'"),
-        (["--blocks", "two"], "invalid int value"),
+        (["--optimizer", "lion"], "optimizer must be one of adamw, sgd; got 'lion'"),
+        (["--blocks", "two"], "blocks must be an integer, got 'two'"),
         (["--teacher-games", "5"], "the material search teaches four-player chess"),
         (["--game", "four_player", "--teacher-games", "5", "--backend", "ray"], "with --backend local"),
         (["--game", "four_player", "--teacher-games", "-1"], "teacher_games must be >= 0"),

@@ -76,7 +76,7 @@ def test_a_mismatched_model_and_replay_are_refused(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--opponent", "nobody"], "invalid choice: 'nobody'"),
+        (["--opponent", "nobody"], "opponent must be one of random, greedy, self; got 'nobody'"),
         (["--game", "four_player"], "plays two-player games"),
         (["--total-steps", "0"], "total_steps must be >= 1"),
         (["--exploration-final-eps", "2"], "exploration_final_eps"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from chess_envs.agents.alphazero.evaluators import RUNTIMES, Evaluators, make_evaluator
 from chess_envs.agents.alphazero.network import AlphaZeroNet, resolve_device
@@ -15,7 +16,7 @@ from chess_envs.core import GameState
 from chess_envs.fields import arg, check_fields, parse_value
 from chess_envs.search.settings import MCTSConfig, spec_options
 
-PLAY_SEARCH = {"simulations": 200, "planes": "uint8"}
+PLAY_SEARCH: dict[str, Any] = {"simulations": 200, "planes": "uint8"}
 """the search settings an agent plays with where the table's default is not the one (on purpose: 200
 simulations a move, and the uint8 planes the network evaluators take)"""
 
