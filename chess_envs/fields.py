@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 _KINDS = {"int": int, "float": float, "bool": bool, "str": str}
 
@@ -88,3 +91,14 @@ def parse_value(item: dataclasses.Field, text: str, name: str | None = None) -> 
         article = "an integer" if kind is int else "a number" if kind is float else kind.__name__
         raise ValueError(f"{label} must be {article}, got {text!r}") from None
     return check_value(item, value, label)
+
+
+def from_text(cls: type[T], texts: Mapping[str, str], label: str = "option", also: Iterable[str] = ()) -> T:
+    """The dataclass ``cls`` of settings written as text by field name (a spec's options), each
+    read by :func:`parse_value`; ValueError names an unknown or a bad one (and lists the known ones
+    with ``also``, names taken before this call)."""
+    fields = {item.name: item for item in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(texts) - set(fields))
+    if unknown:
+        raise ValueError(f"unknown {label} {', '.join(unknown)} (known: {', '.join([*also, *fields]) or 'none'})")
+    return cls(**{name: parse_value(fields[name], text, f"{label} {name}") for name, text in texts.items()})

@@ -11,15 +11,17 @@ Kinds that need heavy imports (torch) are listed in ``AGENT_KINDS`` and imported
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, overload, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from chess_envs.by_name import AGENT_KINDS
 from chess_envs.core import GameState
+from chess_envs.fields import from_text
 
 
 @runtime_checkable
@@ -153,14 +155,16 @@ class AgentSpec:
 
 
 Factory = Callable[..., Agent]
-_FACTORIES: dict[str, Factory] = {}
+_FACTORIES: dict[str, tuple[Factory, type | None]] = {}
 
 
-def register_agent(kind: str) -> Callable[[Factory], Factory]:
-    """Class decorator: ``kind`` specs build agents with ``factory(game=..., path=..., **options)``."""
+def register_agent(kind: str, options: type | None = None) -> Callable[[Factory], Factory]:
+    """Class decorator: ``kind`` specs build agents with ``factory(game=..., path=..., **values)``, the
+    spec's options read by the dataclass ``options`` (its fields declare each one's type, default and
+    bounds: :func:`chess_envs.fields.arg`); without one the factory is given their text."""
 
     def decorate(factory: Factory) -> Factory:
-        _FACTORIES[kind] = factory
+        _FACTORIES[kind] = (factory, options)
         return factory
 
     return decorate
@@ -181,16 +185,17 @@ def make_agent(spec: str | AgentSpec, game: str) -> Agent:
                 f"agent {parsed.kind!r} needs the [agents] extra ({error.name} is not installed): "
                 "pip install torch==2.13.0 && pip install 'chess-envs[agents]'"
             ) from error
-    factory = _FACTORIES.get(parsed.kind)
-    if factory is None:
+    if parsed.kind not in _FACTORIES:
         raise ValueError(
             f"unknown agent {parsed.kind!r} in spec {parsed.text!r}; known agents: {', '.join(known_kinds())}"
         )
-    try:  # the options are checked against the factory's parameters, so a TypeError raised inside it stays one
-        inspect.signature(factory).bind(game=game, path=parsed.path, **parsed.options)
-    except TypeError as error:
+    factory, options = _FACTORIES[parsed.kind]
+    try:  # checked before the call, so a TypeError or ValueError raised inside the factory stays its own
+        values = parsed.options if options is None else dataclasses.asdict(from_text(options, parsed.options))
+        inspect.signature(factory).bind(game=game, path=parsed.path, **values)
+    except (TypeError, ValueError) as error:
         raise ValueError(f"bad options in agent spec {parsed.text!r}: {error}") from None
-    agent = factory(game=game, path=parsed.path, **parsed.options)
+    agent = factory(game=game, path=parsed.path, **values)
     agent.name = parsed.text
     return agent
 
@@ -216,36 +221,6 @@ def check_device(device: str) -> str:
         if backend is None or not backend.is_available():
             raise ValueError(f"device {device!r} is not available in this torch build; use cpu or auto")
     return device
-
-
-@overload
-def int_option(value: None, name: str, minimum: int | None = None, maximum: int | None = None) -> None: ...
-@overload
-def int_option(value: int | str, name: str, minimum: int | None = None, maximum: int | None = None) -> int: ...
-def int_option(value: Any, name: str, minimum: int | None = None, maximum: int | None = None) -> int | None:
-    """Parse an integer option of a spec string (None stays None)."""
-    if value is None:
-        return None
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"option {name} must be an integer, got {value!r}") from None
-    if minimum is not None and number < minimum:
-        raise ValueError(f"option {name} must be >= {minimum}, got {number}")
-    if maximum is not None and number > maximum:
-        raise ValueError(f"option {name} must be <= {maximum}, got {number}")
-    return number
-
-
-def float_option(value: Any, name: str, minimum: float, maximum: float) -> float:
-    """Parse a finite number option of a spec string within [minimum, maximum]."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"option {name} must be a number, got {value!r}") from None
-    if not minimum <= number <= maximum:  # also refuses nan
-        raise ValueError(f"option {name} must be between {minimum} and {maximum}, got {value!r}")
-    return number
 
 
 def move_time(left: float, increment: float, moves_to_go: int | None, overhead: float) -> float:

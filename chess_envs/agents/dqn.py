@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -24,6 +25,7 @@ from torch import nn
 
 from chess_envs.agents.base import AgentBase, AgentError, check_device, register_agent
 from chess_envs.core import GameState
+from chess_envs.fields import arg
 from chess_envs.gym_env import GameEnv
 from chess_envs.registry import new_state
 
@@ -231,7 +233,14 @@ def load_policy(path: str | Path, game: str, device: str = "cpu") -> MaskedDQNPo
     return policy.to(device)
 
 
-@register_agent("dqn")
+@dataclass
+class DQNOptions:
+    """The ``dqn`` agent's one option."""
+
+    device: str = arg("cpu", "torch device: cpu, cuda[:N] or auto")
+
+
+@register_agent("dqn", DQNOptions)
 class DQNAgent(AgentBase):
     """A trained MaskableDQN playing greedily: ``dqn:PATH`` (a checkpoint in the safe format)."""
 

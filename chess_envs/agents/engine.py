@@ -13,13 +13,15 @@ import shutil
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import IO, cast
 
 import chess
 import chess.engine
 
-from chess_envs.agents.base import AgentError, SearchLimits, Thought, expected_outcome, int_option, register_agent
+from chess_envs.agents.base import AgentError, SearchLimits, Thought, expected_outcome, register_agent
 from chess_envs.core import GameState
+from chess_envs.fields import arg, check_fields
 from chess_envs.registry import get_game, registered_games
 
 
@@ -67,15 +69,34 @@ def _line(state: GameState, action: int, moves: list[str]) -> tuple[int, ...]:
     return tuple(line) if line and line[0] == action else (action,)
 
 
-class _Limits:
-    """The search limits and skill of a spec, validated."""
+@dataclass
+class EngineOptions:
+    """An engine spec's options: strength and limits (without depth, nodes or movetime: 100 ms a
+    move, or a share of the clock)."""
 
-    def __init__(self, skill, depth, nodes, movetime, elo=None, lowest_skill: int = 0) -> None:
-        self.skill = int_option(skill, "skill", minimum=lowest_skill, maximum=20)
-        self.elo = int_option(elo, "elo", minimum=1350, maximum=2850)
-        self.depth = int_option(depth, "depth", minimum=1)
-        self.nodes = int_option(nodes, "nodes", minimum=1)
-        self.movetime = int_option(movetime, "movetime", minimum=1)
+    skill: int | None = arg(None, "Skill Level", low=0, high=20)
+    depth: int | None = arg(None, "plies a move", low=1)
+    nodes: int | None = arg(None, "nodes a move", low=1)
+    movetime: int | None = arg(None, "milliseconds a move", low=1)
+    binary: str = arg("stockfish", "the engine's program: a name on PATH, or a path")
+    elo: int | None = arg(None, "UCI_Elo, with UCI_LimitStrength", low=1350, high=2850)
+
+
+@dataclass
+class FairyStockfishOptions(EngineOptions):
+    """Fairy-Stockfish's: its skill goes below 0."""
+
+    skill: int | None = arg(None, "Skill Level", low=-20, high=20)
+    binary: str = arg("fairy-stockfish", "the engine's program: a name on PATH, or a path")
+
+
+class _Limits:
+    """The search limits and skill of a spec, validated by its options class."""
+
+    def __init__(self, options: EngineOptions) -> None:
+        check_fields(options)
+        self.skill, self.elo, self.depth = options.skill, options.elo, options.depth
+        self.nodes, self.movetime = options.nodes, options.movetime
         self.pinned = not (self.depth is None and self.nodes is None and self.movetime is None)
         """the spec names its own limits: they hold under a clock too"""
         if not self.pinned:
@@ -167,7 +188,7 @@ class UciProcess:
         cast(IO[str], self.process.stdout).close()
 
 
-@register_agent("stockfish")
+@register_agent("stockfish", EngineOptions)
 class StockfishAgent:
     """Stockfish through python-chess's ``chess.engine`` (standard chess only)."""
 
@@ -175,16 +196,16 @@ class StockfishAgent:
         self,
         game: str,
         path: str | None = None,
-        skill=None,
-        depth=None,
-        nodes=None,
-        movetime=None,
+        skill: int | None = None,
+        depth: int | None = None,
+        nodes: int | None = None,
+        movetime: int | None = None,
         binary: str = "stockfish",
-        elo=None,
+        elo: int | None = None,
     ) -> None:
         engine_variant("stockfish", game)  # standard chess only (python-chess's board speaks to it)
         self.name = "stockfish"
-        self.limits = _Limits(skill, depth, nodes, movetime, elo)
+        self.limits = _Limits(EngineOptions(skill, depth, nodes, movetime, binary, elo))
         self._game = object()
         executable = _find_binary(path or binary, "stockfish")
         try:
@@ -241,7 +262,7 @@ class StockfishAgent:
             self.engine.close()
 
 
-@register_agent("fairy-stockfish")
+@register_agent("fairy-stockfish", FairyStockfishOptions)
 class FairyStockfishAgent:
     """Fairy-Stockfish over UCI (``UCI_Variant losalamos`` for Los Alamos, ``chess`` for chess).
 
@@ -252,16 +273,16 @@ class FairyStockfishAgent:
         self,
         game: str,
         path: str | None = None,
-        skill=None,
-        depth=None,
-        nodes=None,
-        movetime=None,
+        skill: int | None = None,
+        depth: int | None = None,
+        nodes: int | None = None,
+        movetime: int | None = None,
         binary: str = "fairy-stockfish",
-        elo=None,
+        elo: int | None = None,
     ) -> None:
         variant = engine_variant("fairy-stockfish", game)
         self.name = "fairy-stockfish"
-        self.limits = _Limits(skill, depth, nodes, movetime, elo, lowest_skill=-20)
+        self.limits = _Limits(FairyStockfishOptions(skill, depth, nodes, movetime, binary, elo))
         self.engine = UciProcess(_find_binary(path or binary, "fairy-stockfish"), "fairy-stockfish")
         self.engine.send(f"setoption name UCI_Variant value {variant}")
         for name, value in self.limits.options().items():

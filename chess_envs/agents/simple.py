@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from chess_envs.agents.base import AgentBase, int_option, register_agent
+from chess_envs.agents.base import AgentBase, register_agent
 from chess_envs.core import GameState
+from chess_envs.fields import arg
 
 
-@register_agent("random")
+@dataclass
+class SeedOption:
+    """The baselines' one option."""
+
+    seed: int | None = arg(None, "seed of the moves' random numbers (none: fresh entropy)", low=0)
+
+
+@register_agent("random", SeedOption)
 class RandomAgent(AgentBase):
     """A uniformly random legal move, from a seeded generator (``random?seed=N``)."""
 
-    def __init__(self, game: str | None = None, path: str | None = None, seed: int | str | None = None) -> None:
+    def __init__(self, game: str | None = None, path: str | None = None, seed: int | None = None) -> None:
         if path is not None:
             raise ValueError("the random agent takes no path")
         self.name = "random"
-        self.rng = np.random.default_rng(int_option(seed, "seed"))
+        self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
         """With ``seed``, this game's moves come from it; without, the stream goes on across games
@@ -28,16 +38,16 @@ class RandomAgent(AgentBase):
         return int(self.rng.choice(state.legal_actions()))
 
 
-@register_agent("greedy")
+@register_agent("greedy", SeedOption)
 class GreedyAgent(AgentBase):
     """One ply of look-ahead: mate in one, else the most valuable capture, else the best
     promotion, else a random move (ties are broken at random, seeded by ``greedy?seed=N``)."""
 
-    def __init__(self, game: str | None = None, path: str | None = None, seed: int | str | None = None) -> None:
+    def __init__(self, game: str | None = None, path: str | None = None, seed: int | None = None) -> None:
         if path is not None:
             raise ValueError("the greedy agent takes no path")
         self.name = "greedy"
-        self.rng = np.random.default_rng(int_option(seed, "seed"))
+        self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
         """With ``seed``, this game's tie-breaks come from it."""

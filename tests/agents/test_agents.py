@@ -39,7 +39,7 @@ def test_spec_parsing():
         ("stockfish?skill=30", "skill must be <= 20"),
         ("stockfish?skill=-1", "skill must be >= 0"),
         ("fairy-stockfish?skill=-21", "skill must be >= -20"),
-        ("stockfish?elo=1000", "elo must be >= 1350"),
+        ("stockfish?elo=1000", "elo must be >= 1,350"),
     ],
 )
 def test_bad_specs_say_what_is_wrong(spec, match):

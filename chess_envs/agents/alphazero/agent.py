@@ -13,8 +13,8 @@ from chess_envs.agents.base import register_agent
 from chess_envs.agents.four_player.material import MaterialEvaluator, evaluates
 from chess_envs.agents.search_agent import SearchAgent
 from chess_envs.core import GameState
-from chess_envs.fields import arg, check_fields, parse_value
-from chess_envs.search.settings import MCTSConfig, spec_options
+from chess_envs.fields import arg, check_fields, from_text
+from chess_envs.search.settings import SPEC_NAMES, MCTSConfig, spec_options
 
 PLAY_SEARCH: dict[str, Any] = {"simulations": 200, "planes": "uint8"}
 """the search settings an agent plays with where the table's default is not the one (on purpose: 200
@@ -39,9 +39,6 @@ class AlphaZeroOptions:
 
     def __post_init__(self) -> None:
         check_fields(self)
-
-
-OPTIONS = {item.name: item for item in dataclasses.fields(AlphaZeroOptions)}
 
 
 class AlphaZeroAgent(SearchAgent):
@@ -91,12 +88,8 @@ class AlphaZeroAgent(SearchAgent):
         if network is not None and not isinstance(network, AlphaZeroNet):
             raise ValueError("network is not an option of a spec: name a checkpoint as the path")
         text = {name: str(value) if value is not None else "none" for name, value in options.items()}
-        search = {**PLAY_SEARCH, **spec_options(text)}
-        unknown = sorted(set(text) - set(OPTIONS))
-        if unknown:
-            raise ValueError(f"unknown option(s) {', '.join(unknown)} of the alphazero agent")
-        own = {name: parse_value(OPTIONS[name], value, f"option {name}") for name, value in text.items()}
-        return cls(game, path, AlphaZeroOptions(**own), MCTSConfig(**search), network)
+        search = MCTSConfig(**{**PLAY_SEARCH, **spec_options(text)})
+        return cls(game, path, from_text(AlphaZeroOptions, text, also=SPEC_NAMES), search, network)
 
     def reset(self, seed: int | None = None) -> None:
         """Empty the evaluation cache; with ``seed``, restart the search's random numbers from it."""

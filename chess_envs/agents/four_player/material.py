@@ -14,16 +14,18 @@ other team's) / scale)``.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
-from chess_envs.agents.base import float_option, int_option, register_agent
+from chess_envs.agents.base import register_agent
 from chess_envs.agents.search_agent import SearchAgent
 from chess_envs.core import GameState
+from chess_envs.fields import arg, from_text
 from chess_envs.four_player.state import FourPlayerState
 from chess_envs.registry import get_game
-from chess_envs.search.settings import MCTSConfig, spec_options
+from chess_envs.search.settings import SPEC_NAMES, MCTSConfig, spec_options
 
 PIECE_VALUES = np.array([1.0, 3.0, 5.0, 5.0, 9.0, 0.0], dtype=np.float32)
 """Pawn, knight, bishop, rook, queen, king: what capturing each scores in four-player chess."""
@@ -128,39 +130,42 @@ def evaluates(game: str) -> bool:
     return get_game(game).state_class() is FourPlayerState
 
 
-@register_agent("material-mcts")
+@dataclass
+class MaterialOptions:
+    """``material-mcts``'s own options (its ``sims`` is the search table's)."""
+
+    material_weight: float = arg(0.5, "a seat's score is its points plus this times its material", low=0, high=100)
+    scale: float = arg(10.0, "a score lead of this many points is a value of tanh(1)", low=1e-3, high=1e6)
+    temperature: float = arg(0.0, "move temperature (0: the most visited move)", low=0, high=100)
+    seed: int = arg(0, "seed of the search's random numbers", low=0)
+
+
 class MaterialSearchAgent(SearchAgent):
     """Max-n search over four-player chess guided by :class:`MaterialEvaluator`, no network: a
-    baseline above greedy and the teacher a four-player network first learns from.
-
-    Options: ``sims`` (simulations per move, default 200), ``material_weight`` (0.5), ``scale`` (10),
-    ``temperature`` (0: the most visited move), ``seed``.
-    """
+    baseline above greedy and the teacher a four-player network first learns from. Spec options:
+    the search table's (``sims``: default 200; no cache by default, its values are cheap) and
+    :class:`MaterialOptions`."""
 
     evaluator: MaterialEvaluator
 
-    def __init__(
-        self,
-        game: str,
-        path: str | None = None,
-        sims: int | str = 200,
-        material_weight: float | str = 0.5,
-        scale: float | str = 10.0,
-        temperature: float | str = 0.0,
-        seed: int | str = 0,
-    ) -> None:
+    def __init__(self, game: str, options: MaterialOptions, search: MCTSConfig) -> None:
         if not evaluates(game):
             raise ValueError(f"material-mcts reads four-player planes; it does not play {game!r}")
+        self.name = "material-mcts"
+        evaluator = MaterialEvaluator(options.material_weight, options.scale)
+        super().__init__(game, evaluator, search, options.temperature, options.seed)
+
+    @classmethod
+    def from_spec(cls, game: str, path: str | None = None, **options: object) -> MaterialSearchAgent:
+        """The agent of a spec's options (text, or values); ValueError names an unknown or bad one."""
         if path is not None:
             raise ValueError("material-mcts takes no path")
-        self.name = "material-mcts"
-        evaluator = MaterialEvaluator(
-            float_option(material_weight, "material_weight", 0.0, 100.0),
-            float_option(scale, "scale", 1e-3, 1e6),
-        )
-        config = MCTSConfig(**spec_options({"sims": str(sims)}), cache_mb=0.0)
-        temperature = float_option(temperature, "temperature", 0.0, 100.0)
-        super().__init__(game, evaluator, config, temperature, int_option(seed, "seed"))
+        text = {name: str(value) for name, value in options.items()}
+        search = MCTSConfig(**{"simulations": 200, "cache_mb": 0.0, **spec_options(text)})
+        return cls(game, from_text(MaterialOptions, text, also=SPEC_NAMES), search)
 
     def prepare(self, state: GameState) -> None:
         self.evaluator.teams = state.teams is not None
+
+
+register_agent("material-mcts")(MaterialSearchAgent.from_spec)

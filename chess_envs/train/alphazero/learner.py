@@ -102,7 +102,7 @@ class Learner:
         agent = AlphaZeroAgent.from_spec(
             config.game, sims=config.simulations, device=str(self.device), network=self.network, seed=config.seed
         )
-        teacher = MaterialSearchAgent(config.game, sims=config.teacher_simulations, seed=config.seed)
+        teacher = MaterialSearchAgent.from_spec(config.game, sims=config.teacher_simulations, seed=config.seed)
         return score_against(config.game, agent, teacher, config.eval_games, config.max_plies)
 
     def log(self, values: dict[str, float]) -> None:
