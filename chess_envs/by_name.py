@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     "play": ("chess_envs.apps.arena_cli:main", "agents", "play an agent in the terminal", ("play",)),
     "uci": ("chess_envs.apps.uci:main", "agents", "the UCI engine (lichess-bot, cutechess, GUIs)", ()),
     "export": ("chess_envs.apps.export:main", "agents", "a checkpoint's playing part only", ()),
+    "import-sb3": ("chess_envs.train.dqn.checkpoint:main", "train", "a trusted SB3 zip in the safe DQN format", ()),
     "serve": ("chess_envs.apps.web.server:main", "web", "a local web app: play and watch the games in a browser", ()),
 }
 """command -> (``module:function`` taking argv, the extra it needs, help, arguments put first)"""

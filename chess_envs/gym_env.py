@@ -22,7 +22,7 @@ class GameEnv(gym.Env):
     """A board game as a Gymnasium environment, in self-play or against fixed opponents.
 
     ## Description
-    Any game of :mod:`chess_envs.games` (``Chess-v0``, ...). Each game's spec page in ``docs/``
+    Any game of :mod:`chess_envs.registry` (``Chess-v0``, ...). Each game's spec page in ``docs/``
     fixes its planes, actions and rules; this class adds the RL conventions common to all.
 
     ## Action Space
@@ -123,7 +123,7 @@ class GameEnv(gym.Env):
             return opponent
         raise ValueError(
             f"opponent must be None, 'random', an Agent with select_action(state) or a callable "
-            f"state -> action; got {opponent!r} (build named agents with agents.make_agent)"
+            f"state -> action; got {opponent!r} (build named agents with chess_envs.agents.make_agent)"
         )
 
     def _random_action(self, state: GameState) -> int:

@@ -27,8 +27,6 @@ import chess
 import chess.engine
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
 from chess_envs.arena.game import TimeControl, read_openings  # noqa: E402
 from chess_envs.arena.tournament import TournamentConfig, run_tournament  # noqa: E402
 

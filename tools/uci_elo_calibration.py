@@ -23,8 +23,6 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from chess_envs.agents.shipped import shipped_agent  # noqa: E402
 from chess_envs.agents.strength import Level, calibration_path, level_for  # noqa: E402
 from chess_envs.arena.game import read_openings  # noqa: E402

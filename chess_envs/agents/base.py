@@ -17,7 +17,7 @@ import inspect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from chess_envs.by_name import AGENT_KINDS
 from chess_envs.core import GameState
@@ -155,13 +155,15 @@ class AgentSpec:
 
 
 Factory = Callable[..., Agent]
-_FACTORIES: dict[str, tuple[Factory, type | None]] = {}
+Reader = type | Callable[[dict[str, str]], dict[str, Any]]
+_FACTORIES: dict[str, tuple[Factory, Reader | None]] = {}
 
 
-def register_agent(kind: str, options: type | None = None) -> Callable[[Factory], Factory]:
+def register_agent(kind: str, options: Reader | None = None) -> Callable[[Factory], Factory]:
     """Class decorator: ``kind`` specs build agents with ``factory(game=..., path=..., **values)``, the
-    spec's options read by the dataclass ``options`` (its fields declare each one's type, default and
-    bounds: :func:`chess_envs.fields.arg`); without one the factory is given their text."""
+    spec's options read by ``options``: a dataclass (its fields declare each one's type, default and
+    bounds: :func:`chess_envs.fields.arg`) or a function of their text giving the keyword values
+    (AlphaZero's: its own options and the search table's rows); without one, the text itself."""
 
     def decorate(factory: Factory) -> Factory:
         _FACTORIES[kind] = (factory, options)
@@ -191,7 +193,10 @@ def make_agent(spec: str | AgentSpec, game: str) -> Agent:
         )
     factory, options = _FACTORIES[parsed.kind]
     try:  # checked before the call, so a TypeError or ValueError raised inside the factory stays its own
-        values = parsed.options if options is None else dataclasses.asdict(from_text(options, parsed.options))
+        if isinstance(options, type):
+            values = dataclasses.asdict(from_text(options, parsed.options))
+        else:
+            values = parsed.options if options is None else options(dict(parsed.options))
         inspect.signature(factory).bind(game=game, path=parsed.path, **values)
     except (TypeError, ValueError) as error:
         raise ValueError(f"bad options in agent spec {parsed.text!r}: {error}") from None

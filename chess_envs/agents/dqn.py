@@ -176,7 +176,7 @@ def read_checkpoint(path: str | Path, game: str) -> tuple[dict, dict]:
     if _is_sb3_zip(path):
         raise DQNCheckpointError(
             f"{path} is a stable-baselines3 zip, whose loading unpickles code from the file; convert it once "
-            f"with python -m chess_envs.train.dqn.checkpoint import-sb3 {path} NEW.pt --trust-pickle, "
+            f"with chess-envs import-sb3 {path} NEW.pt --trust-pickle, "
             "only if you trust "
             "where it came from"
         )
@@ -214,7 +214,7 @@ def check_meta(meta: dict, game: str, path: str | Path) -> None:
 
 
 def policy_kwargs(sizes: dict[str, int]) -> dict:
-    """SB3 policy keywords for the network sizes of :func:`network_sizes`."""
+    """SB3 policy keywords for the network sizes of :func:`chess_envs.train.dqn.checkpoint.network_sizes`."""
     return dict(
         features_extractor_kwargs=dict(filters=sizes["filters"], layers=sizes["layers"]), net_arch=[sizes["hidden"]]
     )

@@ -2,7 +2,7 @@
 
 Named without a path as ``@<game>`` wherever a checkpoint is taken (``alphazero:@chess``,
 ``--init @chess``, ``--checkpoint @four_player``), found the same way in a wheel and in a
-checkout. UCI and ``evaluate play`` play them when no other agent is named. Torch-free, so
+checkout. UCI and ``chess-envs play`` play them when no other agent is named. Torch-free, so
 finding one costs nothing until it is loaded.
 """
 

@@ -9,12 +9,13 @@
     chess-envs play --game los_alamos             play a network yourself   (extra: agents)
     chess-envs uci                                the UCI engine            (extra: agents)
     chess-envs export SRC DST                     a checkpoint's playing part (extra: agents)
+    chess-envs import-sb3 OLD.zip NEW.pt ...      a trusted SB3 zip, safe format (extra: train)
     chess-envs serve                              play and watch in the browser (extra: web)
 
 Each subcommand is the ``main`` of a module (``python -m chess_envs.train.alphazero`` and the other
-``python -m`` forms work the same). This module names them by string and imports one only when
-its command runs, so the core install (environments only) runs ``demo`` and ``perft`` and
-says which extra the others need.
+``python -m`` forms work the same), named by string in :data:`chess_envs.by_name.COMMANDS` and
+imported only when its command runs, so the core install (environments only) runs ``demo`` and
+``perft`` and says which extra the others need.
 """
 
 from __future__ import annotations

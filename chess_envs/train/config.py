@@ -11,7 +11,8 @@ A trainer's config is a dataclass whose fields are sections::
 ``parse_args(DQNConfig, PRESETS, argv)`` gives every field of every section a flag
 (``--learning-rate``; names are unique across a config's sections), applies ``--preset NAME``
 first and the flags given over it. :func:`build` does the same from keyword arguments, and
-:func:`from_dict` reads a config written by :func:`to_dict` (nested) or by 0.2 (flat).
+:func:`from_dict` reads a config written by :func:`to_dict` (nested; 0.3's renamed settings under
+their new names, :data:`RENAMED`) or by 0.2 (flat).
 Building a config validates it (:func:`validate`) and touches nothing else: no file is read.
 """
 

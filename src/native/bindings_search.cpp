@@ -39,8 +39,14 @@ Config config_of(const nb::kwargs& settings) {
         if (row == rows.end()) throw nb::type_error(("unknown search setting '" + name + "'").c_str());
         if (row->present) config.*row->present = !value.is_none();
         if (row->present && value.is_none()) continue;
-        if (row->real) config.*row->real = nb::cast<double>(value);
-        else config.*row->whole = nb::cast<int>(value);
+        try {
+            if (row->real) config.*row->real = nb::cast<double>(value);
+            else config.*row->whole = nb::cast<int>(value);
+        } catch (const nb::cast_error&) {
+            throw nb::type_error(("search setting '" + name + "' must be " + (row->real ? "a number" : "an integer") +
+                                  ", got " + nb::cast<std::string>(nb::repr(value)))
+                                     .c_str());
+        }
     }
     config.check();
     return config;

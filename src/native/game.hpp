@@ -56,7 +56,7 @@ struct ActionTable {
 };
 
 // A plane value in [0, 1] as uint8 steps of 1/255, rounded half to even and clamped, exactly as
-// numpy's np.clip(np.rint(x * np.float32(255)), 0, 255) (agents/alphazero/mcts_config.py).
+// numpy's np.clip(np.rint(x * np.float32(255)), 0, 255) (chess_envs/search/protocol.py, quantize_planes).
 inline std::uint8_t quantize(float x) {
     float y = std::nearbyint(x * 255.0f);
     return std::uint8_t(y <= 0.0f ? 0.0f : (y >= 255.0f ? 255.0f : y));

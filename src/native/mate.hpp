@@ -3,7 +3,7 @@
 // draw rules included: a repetition or a stalemate on the way is no win), under a budget of moves
 // played. It is sound: a win is reported only when every defence was refuted; running out of budget
 // reports none. Moves are tried in the game's legal-action order (descending action), the order of
-// the Python reference (agents/alphazero/python_mcts.py), which plays exactly the same moves.
+// the Python reference (chess_envs/search/python_mcts.py), which plays exactly the same moves.
 #pragma once
 #include <cstdint>
 #include <type_traits>

@@ -1,5 +1,5 @@
 // Batched PUCT Monte-Carlo tree search over many games, the native twin of
-// agents/alphazero/python_mcts.py (which stays the executable reference): the same selection,
+// chess_envs/search/python_mcts.py (which stays the executable reference): the same selection,
 // virtual loss, MCTS-solver, Gumbel sequential halving and max-n backup, step for step, so both give
 // the same visit counts for the same evaluator.
 //

@@ -230,9 +230,9 @@ def test_a_trusted_sb3_zip_can_be_imported_explicitly(tmp_path, capsys):
     with pytest.raises(AgentError, match="stable-baselines3 zip.*--trust-pickle"):
         make_agent(f"dqn:{tmp_path / 'sb3.zip'}", "los_alamos")
     with pytest.raises(SystemExit) as refused:
-        dqn_checkpoint.main(["import-sb3", str(tmp_path / "sb3.zip"), str(tmp_path / "safe.pt")])
+        dqn_checkpoint.main([str(tmp_path / "sb3.zip"), str(tmp_path / "safe.pt")])
     assert refused.value.code == 2 and "--trust-pickle" in capsys.readouterr().err
-    dqn_checkpoint.main(["import-sb3", str(tmp_path / "sb3.zip"), str(tmp_path / "safe.pt"), "--trust-pickle"])
+    dqn_checkpoint.main([str(tmp_path / "sb3.zip"), str(tmp_path / "safe.pt"), "--trust-pickle"])
     agent = make_agent(f"dqn:{tmp_path / 'safe.pt'}", "los_alamos")
     assert LosAlamosState().legal_action_mask()[agent.select_action(LosAlamosState())]
 
@@ -243,7 +243,7 @@ def test_an_sb3_zip_of_0_3_whose_pickles_name_the_old_modules_is_imported(tmp_pa
     old = Path(__file__).resolve().parents[1] / "data" / "runs_0.3.0" / "sb3_maskable_dqn.zip"
     mine = types.ModuleType("train")
     monkeypatch.setitem(sys.modules, "train", mine)
-    dqn_checkpoint.main(["import-sb3", str(old), str(tmp_path / "safe.pt"), "--trust-pickle"])
+    dqn_checkpoint.main([str(old), str(tmp_path / "safe.pt"), "--trust-pickle"])
     assert sys.modules["train"] is mine and "train.dqn_learner" not in sys.modules
     agent = make_agent(f"dqn:{tmp_path / 'safe.pt'}", "los_alamos")
     assert LosAlamosState().legal_action_mask()[agent.select_action(LosAlamosState())]

@@ -126,3 +126,13 @@ def test_the_uci_options_that_set_a_search_setting_stay_within_its_row() -> None
         assert low is not None and high is not None
         assert low <= option.bounds[0] and option.bounds[1] <= high, option.name
         assert option.default == UCI_DEFAULTS.get(option.setting, SETTINGS[option.setting].default), option.name
+
+
+def test_the_native_search_names_a_setting_of_the_wrong_type() -> None:
+    search = core.LosAlamosSearch
+    with pytest.raises(TypeError, match="search setting 'threads' must be an integer, got '2'"):
+        search(2, core.EvaluationCache(1.0), 10, 10, threads="2")
+    with pytest.raises(TypeError, match="search setting 'leaves_per_tree' must be an integer"):
+        search(2, core.EvaluationCache(1.0), 10, 10, leaves_per_tree=2**40)
+    with pytest.raises(TypeError, match="search setting 'fpu_reduction' must be a number"):
+        search(2, core.EvaluationCache(1.0), 10, 10, fpu_reduction="high")

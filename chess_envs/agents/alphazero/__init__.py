@@ -1,5 +1,6 @@
-"""AlphaZero: ResNet (network.py), batched PUCT/Gumbel search with one call, ``policy`` (mcts.py
-native, python_mcts.py for games in Python), the agents that search (search_agent.py, agent.py)."""
+"""AlphaZero's agent: the ResNet (network.py), its checkpoints, ONNX and OpenVINO forms, the
+evaluators a search calls (evaluators.py) and the agent (agent.py); the search itself is
+:mod:`chess_envs.search`, what every searching agent shares :mod:`chess_envs.agents.search_agent`."""
 
 from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device
 from chess_envs.agents.search_agent import new_search

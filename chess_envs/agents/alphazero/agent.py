@@ -78,18 +78,21 @@ class AlphaZeroAgent(SearchAgent):
         leaf_evaluator = MaterialEvaluator() if guided else evaluator
         super().__init__(game, leaf_evaluator, config, options.temperature, options.seed, evaluator if guided else None)
 
+    @staticmethod
+    def read_options(texts: dict[str, str]) -> dict[str, Any]:
+        """A spec's options (``sims=64&fpu=0&device=cpu``) as the constructor's ``options`` and
+        ``search``: the search table's rows by their spec names, the rest :class:`AlphaZeroOptions`."""
+        search = MCTSConfig(**{**PLAY_SEARCH, **spec_options(texts)})
+        return {"options": from_text(AlphaZeroOptions, texts, also=SPEC_NAMES), "search": search}
+
     @classmethod
     def from_spec(
         cls, game: str, path: str | None = None, network: AlphaZeroNet | None = None, **options: object
     ) -> AlphaZeroAgent:
-        """The agent of a spec's options (text, as in ``alphazero:PATH?sims=64&fpu=0``, or values):
-        the search's rows by their spec names, the rest :class:`AlphaZeroOptions`; ValueError names
-        an unknown or bad option."""
-        if network is not None and not isinstance(network, AlphaZeroNet):
-            raise ValueError("network is not an option of a spec: name a checkpoint as the path")
-        text = {name: str(value) if value is not None else "none" for name, value in options.items()}
-        search = MCTSConfig(**{**PLAY_SEARCH, **spec_options(text)})
-        return cls(game, path, from_text(AlphaZeroOptions, text, also=SPEC_NAMES), search, network)
+        """The agent of spec options given as keywords (text or values: ``sims=64``), for Python
+        callers; ValueError names an unknown or bad one."""
+        values = cls.read_options({name: "none" if value is None else str(value) for name, value in options.items()})
+        return cls(game, path, network=network, **values)
 
     def reset(self, seed: int | None = None) -> None:
         """Empty the evaluation cache; with ``seed``, restart the search's random numbers from it."""
@@ -103,4 +106,4 @@ class AlphaZeroAgent(SearchAgent):
             self.search.cache.clear()
 
 
-register_agent("alphazero")(AlphaZeroAgent.from_spec)
+register_agent("alphazero", AlphaZeroAgent.read_options)(AlphaZeroAgent)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -130,6 +130,11 @@ def evaluates(game: str) -> bool:
     return get_game(game).state_class() is FourPlayerState
 
 
+PLAY_SEARCH: dict[str, Any] = {"simulations": 200, "cache_mb": 0.0}
+"""the search settings material-mcts plays with where the table's default is not the one: 200
+simulations, and no cache (its values cost less than a lookup)"""
+
+
 @dataclass
 class MaterialOptions:
     """``material-mcts``'s own options (its ``sims`` is the search table's)."""
@@ -148,24 +153,35 @@ class MaterialSearchAgent(SearchAgent):
 
     evaluator: MaterialEvaluator
 
-    def __init__(self, game: str, options: MaterialOptions, search: MCTSConfig) -> None:
+    def __init__(
+        self,
+        game: str,
+        path: str | None = None,
+        options: MaterialOptions | None = None,
+        search: MCTSConfig | None = None,
+    ) -> None:
         if not evaluates(game):
             raise ValueError(f"material-mcts reads four-player planes; it does not play {game!r}")
-        self.name = "material-mcts"
-        evaluator = MaterialEvaluator(options.material_weight, options.scale)
-        super().__init__(game, evaluator, search, options.temperature, options.seed)
-
-    @classmethod
-    def from_spec(cls, game: str, path: str | None = None, **options: object) -> MaterialSearchAgent:
-        """The agent of a spec's options (text, or values); ValueError names an unknown or bad one."""
         if path is not None:
             raise ValueError("material-mcts takes no path")
-        text = {name: str(value) for name, value in options.items()}
-        search = MCTSConfig(**{"simulations": 200, "cache_mb": 0.0, **spec_options(text)})
-        return cls(game, from_text(MaterialOptions, text, also=SPEC_NAMES), search)
+        self.name = "material-mcts"
+        options = options or MaterialOptions()
+        evaluator = MaterialEvaluator(options.material_weight, options.scale)
+        super().__init__(game, evaluator, search or MCTSConfig(**PLAY_SEARCH), options.temperature, options.seed)
+
+    @staticmethod
+    def read_options(texts: dict[str, str]) -> dict[str, Any]:
+        """A spec's options as the constructor's ``options`` and ``search`` (the search table's rows)."""
+        search = MCTSConfig(**{**PLAY_SEARCH, **spec_options(texts)})
+        return {"options": from_text(MaterialOptions, texts, also=SPEC_NAMES), "search": search}
+
+    @classmethod
+    def from_spec(cls, game: str, **options: object) -> MaterialSearchAgent:
+        """The agent of spec options given as keywords (``sims=400``), for Python callers."""
+        return cls(game, **cls.read_options({name: str(value) for name, value in options.items()}))
 
     def prepare(self, state: GameState) -> None:
         self.evaluator.teams = state.teams is not None
 
 
-register_agent("material-mcts")(MaterialSearchAgent.from_spec)
+register_agent("material-mcts", MaterialSearchAgent.read_options)(MaterialSearchAgent)

@@ -96,7 +96,7 @@ class Learner:
 
     def score_against_teacher(self) -> float:
         """The network's pairwise placement against its teacher (``material-mcts``) over
-        ``eval_games`` games, each searching as it does in self-play (``simulations`` and
+        ``eval_games`` games, each at its self-play simulations (``simulations`` and
         ``teacher_simulations``): whether the network's own games would now teach more."""
         config = self.config
         agent = AlphaZeroAgent.from_spec(

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from chess_envs.agents.base import AgentError, AgentSpec
-from chess_envs.agents.engine import UciProcess, _find_binary, _Limits, engine_variant
+from chess_envs.agents.engine import EngineOptions, UciProcess, _find_binary, _Limits, engine_variant
+from chess_envs.fields import from_text
 
 MATE_CENTIPAWNS = 10_000.0
 """What a mate scores (less 10 per ply to it), so that a quicker mate is worth more."""
@@ -60,9 +61,7 @@ def parse_teacher(spec: str, game: str) -> tuple[AgentSpec, _Limits]:
     unknown = set(parsed.options) - {"depth", "nodes", "movetime", "binary"}
     if unknown:
         raise ValueError(f"teacher spec {spec!r}: unknown options {sorted(unknown)} (depth, nodes, movetime, binary)")
-    options = parsed.options
-    limits = _Limits(None, options.get("depth"), options.get("nodes"), options.get("movetime"))
-    return parsed, limits
+    return parsed, _Limits(from_text(EngineOptions, parsed.options))
 
 
 class Teacher:

@@ -2,7 +2,7 @@
 (weights, optimizer, counters; never unpickled), its replay buffer, and the manifest that pairs
 them; plus the one-off conversion of a stable-baselines3 zip.
 
-    python -m chess_envs.train.dqn.checkpoint import-sb3 OLD.zip NEW.pt --trust-pickle
+    chess-envs import-sb3 OLD.zip NEW.pt --trust-pickle
 
 A run's ``checkpoints/`` holds the model and the replay buffer of one step (``model_<step>.pt``,
 ``replay_<step>.npz``), the ``manifest.json`` that names them, and ``last.pt`` to play with.
@@ -15,6 +15,7 @@ import contextlib
 import importlib
 import json
 import sys
+import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -96,20 +97,23 @@ MOVED = {
 """module names an SB3 zip of 0.3 pickled (its policy and feature extractor classes) -> today's"""
 
 
+_RENAMING = threading.Lock()
+
+
 @contextlib.contextmanager
 def _old_module_names() -> Iterator[None]:
-    """While unpickling an SB3 zip: 0.3's module names (:data:`MOVED`) are today's modules, in place
-    of whatever the process had under those names (a user's own ``train``), which come back after."""
-    saved = {old: sys.modules.get(old) for old in MOVED}
-    try:
-        sys.modules.update({old: importlib.import_module(new) for old, new in MOVED.items()})
-        yield
-    finally:
-        for old, module in saved.items():
-            if module is None:
-                sys.modules.pop(old, None)
-            else:
-                sys.modules[old] = module
+    """While unpickling an SB3 zip (one at a time): 0.3's module names (:data:`MOVED`) are today's
+    modules, in place of whatever the process had under those names (a user's own ``train``), which
+    come back after; names below them that the load added go again."""
+    with _RENAMING:
+        before = dict(sys.modules)
+        try:
+            sys.modules.update({old: importlib.import_module(new) for old, new in MOVED.items()})
+            yield
+        finally:
+            for name in [n for n in sys.modules if n.split(".")[0] in ("agents", "train") and n not in before]:
+                del sys.modules[name]
+            sys.modules.update({old: before[old] for old in MOVED if old in before})
 
 
 def import_sb3(source: str | Path, target: str | Path) -> Path:
@@ -222,23 +226,18 @@ def restore_run(model: MaskableDQN, run_dir: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m chess_envs.train.dqn.checkpoint", description="DQN checkpoint tools."
+    """``chess-envs import-sb3 OLD.zip NEW.pt --trust-pickle``."""
+    convert = argparse.ArgumentParser(
+        prog="chess-envs import-sb3", description="Convert a stable-baselines3 zip into the safe DQN format."
     )
-    commands = parser.add_subparsers(dest="command", required=True)
-    convert = commands.add_parser("import-sb3", help="convert a stable-baselines3 zip into the safe format")
     convert.add_argument("source", help="the SB3 zip (it is unpickled: it can run code)")
     convert.add_argument("target", help="where to write the safe checkpoint")
     convert.add_argument("--trust-pickle", action="store_true", help="required: you trust the source file")
-    args = parser.parse_args(argv)
+    args = convert.parse_args(argv)
     if not args.trust_pickle:
-        parser.exit(2, "error: an SB3 zip can run code when loaded; pass --trust-pickle if you trust this file\n")
+        convert.exit(2, "error: an SB3 zip can run code when loaded; pass --trust-pickle if you trust this file\n")
     try:
         path = import_sb3(args.source, args.target)
     except (DQNCheckpointError, OSError) as error:
-        parser.exit(2, f"error: {error}\n")
+        convert.exit(2, f"error: {error}\n")
     print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    main()
