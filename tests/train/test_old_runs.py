@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from chess_envs.agents.alphazero.checkpoint import load_checkpoint
 from chess_envs.train import alphazero, distill, dqn
@@ -74,18 +75,6 @@ def test_an_alphazero_run_of_0_2_resumes_with_its_replay_buffer(tmp_path, capsys
     assert from_dict(AlphaZeroConfig, old_args).simulations == old_args["simulations"]
 
 
-def test_a_dqn_run_of_0_2_resumes_from_its_manifest(tmp_path, capsys) -> None:
-    folder = old_run("dqn", tmp_path)
-    manifest = json.loads((folder / "checkpoints" / "manifest.json").read_text())
-    flags = ["--preset", "smoke", "--run-name", "dqn", "--runs-dir", str(tmp_path), "--buffer-size", "60",
-             "--learning-starts", "40", "--batch-size", "8", "--filters", "4", "--layers", "1", "--hidden", "8",
-             "--checkpoint-every", "300", "--eval-every", "0", "--progress", "false"]  # fmt: skip
-    dqn.main([*flags, "--resume", "--total-steps", "600"])
-    assert f"resumed {folder} at step {manifest['step']}" in capsys.readouterr().out
-    after = json.loads((folder / "checkpoints" / "manifest.json").read_text())
-    assert after["step"] >= 600 and (folder / "checkpoints" / after["replay"]).exists()
-
-
 NEW = Path(__file__).resolve().parents[1] / "data" / "runs_0.3.0"
 
 
@@ -108,15 +97,17 @@ def test_an_alphazero_run_of_0_3_resumes_with_its_search_settings(tmp_path, caps
     assert json.loads((folder / "config.json").read_text())["search"]["simulations"] == 8
 
 
-def test_a_dqn_run_of_0_3_resumes_from_its_manifest(tmp_path, capsys) -> None:
-    folder = Path(shutil.copytree(NEW / "dqn", tmp_path / "dqn"))
+@pytest.mark.parametrize("data", [OLD, NEW], ids=["0.2", "0.3"])
+def test_a_dqn_run_resumes_from_its_manifest(data: Path, tmp_path, capsys) -> None:
+    folder = Path(shutil.copytree(data / "dqn", tmp_path / "dqn"))
     manifest = json.loads((folder / "checkpoints" / "manifest.json").read_text())
     flags = ["--preset", "smoke", "--run-name", "dqn", "--runs-dir", str(tmp_path), "--buffer-size", "60",
              "--learning-starts", "40", "--batch-size", "8", "--filters", "4", "--layers", "1", "--hidden", "8",
              "--checkpoint-every", "300", "--eval-every", "0", "--progress", "false"]  # fmt: skip
     dqn.main([*flags, "--resume", "--total-steps", "600"])
     assert f"resumed {folder} at step {manifest['step']}" in capsys.readouterr().out
-    assert json.loads((folder / "checkpoints" / "manifest.json").read_text())["step"] >= 600
+    after = json.loads((folder / "checkpoints" / "manifest.json").read_text())
+    assert after["step"] >= 600 and (folder / "checkpoints" / after["replay"]).exists()
 
 
 def test_a_distillation_run_of_0_3_resumes_learning_from_its_shards(tmp_path, capsys) -> None:
