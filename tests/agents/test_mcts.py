@@ -424,9 +424,9 @@ def test_each_search_takes_only_its_own_trees():
     state = new_state("los_alamos")
     native = MCTS(hashed(state.num_actions), 2, MCTSConfig(mate_depth=0, simulations=8))
     python = PythonMCTS(hashed(state.num_actions), 2, MCTSConfig(mate_depth=0, simulations=8))
-    with pytest.raises(TypeError, match="SearchTrees of MCTS.new_tree"):
+    with pytest.raises(TypeError, match="takes the SearchTrees of its search's new_tree"):
         native.policy([PythonSearchTree(state.copy())], rng())
-    with pytest.raises(TypeError, match="SearchTrees of MCTS.new_tree"):
+    with pytest.raises(TypeError, match="takes the SearchTrees of its search's new_tree"):
         native.policy([native.new_tree(state.copy()), python.new_tree(state.copy())], rng())
     with pytest.raises(TypeError, match="PythonSearchTrees"):
         python.policy([SearchTree(state.copy())], rng())
