@@ -15,15 +15,21 @@ from chess_envs.registry import game_names, get_game
 from chess_envs.render import render_svg
 
 
+def parser() -> argparse.ArgumentParser:
+    """``chess-envs demo``'s command line."""
+    line = argparse.ArgumentParser(prog="chess-envs demo", description=__doc__.splitlines()[0])
+    line.add_argument("--game", choices=game_names(), default=game_names()[0], help="which game to play")
+    line.add_argument("--seed", type=int, default=0, help="seed of the random moves")
+    line.add_argument("--every", type=int, default=20, help="draw the board every N plies (0: only the end)")
+    line.add_argument("--svg", metavar="PATH", help="also write the final position as an SVG picture")
+    return line
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m chess_envs", description=__doc__.splitlines()[0])
-    parser.add_argument("--game", choices=game_names(), default=game_names()[0], help="which game to play")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random moves")
-    parser.add_argument("--every", type=int, default=20, help="draw the board every N plies (0: only the end)")
-    parser.add_argument("--svg", metavar="PATH", help="also write the final position as an SVG picture")
-    args = parser.parse_args(argv)
+    command = parser()
+    args = command.parse_args(argv)
     if args.every < 0:
-        parser.error("--every must be >= 0")
+        command.error("--every must be >= 0")
 
     env = gym.make(get_game(args.game).env_id, render_mode="ansi")
     rng = np.random.default_rng(args.seed)

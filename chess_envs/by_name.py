@@ -10,7 +10,7 @@ from __future__ import annotations
 
 COMMANDS: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     "demo": ("chess_envs.__main__:main", "", "a random game drawn in the terminal", ()),
-    "perft": ("chess_envs.apps.command:perft", "", "count the legal-move tree of a position", ()),
+    "perft": ("chess_envs.apps.perft:main", "", "count the legal-move tree of a position", ()),
     "train": ("chess_envs.train.alphazero:main", "train", "AlphaZero self-play training", ()),
     "distill": ("chess_envs.train.distill:main", "train", "a network learned from an engine's labels", ()),
     "dqn": ("chess_envs.train.dqn:main", "train", "the masked DQN baseline", ()),
@@ -21,7 +21,8 @@ COMMANDS: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     "import-sb3": ("chess_envs.train.dqn.checkpoint:main", "train", "a trusted SB3 zip in the safe DQN format", ()),
     "serve": ("chess_envs.apps.web.server:main", "web", "a local web app: play and watch the games in a browser", ()),
 }
-"""command -> (``module:function`` taking argv, the extra it needs, help, arguments put first)"""
+"""command -> (``module:function`` taking argv, the extra it needs, help, arguments put first); the
+module's ``parser()`` is the command line that function parses (the docs render it)"""
 
 AGENT_KINDS: dict[str, str] = {
     "alphazero": "chess_envs.agents.alphazero.agent",

@@ -73,7 +73,7 @@ class GameState(Protocol):
     """A position plus its history, mutated in place by :meth:`apply` and :meth:`undo`.
 
     Actions and observations are in the frame of the side to move (docs/architecture.md).
-    The members after ``move_to_action`` have defaults in :class:`GameBase`, so a game
+    The members after ``move_to_action`` have defaults in :class:`~chess_envs.core.GameBase`, so a game
     defines them only where it has something to say (four-player standings, seat colours).
     """
 

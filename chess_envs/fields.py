@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+"""a dataclass of settings"""
 
 _KINDS = {"int": int, "float": float, "bool": bool, "str": str}
 

@@ -3,7 +3,7 @@
 A record names everything by import path or by string (state class, native classes, Gymnasium id,
 PettingZoo module, UCI and engine variant names), so it is cheap to build, imports nothing until
 asked, and pickles: a tournament hands its game's record to spawned workers, which register it
-again and see the same game. Adding a game is its package plus one :func:`register_game` call
+again and see the same game. Adding a game is its package plus one :func:`~chess_envs.register_game` call
 (the built-in games are registered at the bottom of this module).
 
     >>> game = get_game("los_alamos")
@@ -63,7 +63,7 @@ class GameOption:
 class GameRecord:
     """Everything the code outside a game's package needs to know about the game.
 
-    Shapes (:attr:`num_players`, :attr:`observation_shape`, :attr:`num_actions`) are read from a
+    Shapes (``num_players``, ``observation_shape``, ``num_actions``) are read from a
     state built with the default options, so they are defined once, by the game itself.
     """
 
@@ -170,6 +170,7 @@ def game_names() -> list[str]:
 
 
 def registered_games() -> list[GameRecord]:
+    """Every registered game's record, in the order they were registered."""
     return list(_GAMES.values())
 
 

@@ -5,7 +5,8 @@ A spec string names an agent kind, an optional path and options, like a URL::
     random            greedy?seed=3          stockfish?skill=0&movetime=50
     fairy-stockfish?depth=1                  alphazero:runs/la/checkpoints/last.pt?sims=200
 
-Kinds register a factory with :func:`register_agent`; :func:`make_agent` builds one for a game.
+Kinds register a factory with :func:`~chess_envs.agents.register_agent`; :func:`~chess_envs.agents.make_agent`
+builds one for a game.
 Kinds that need heavy imports (torch) are listed in ``AGENT_KINDS`` and imported on first use.
 """
 
@@ -80,17 +81,17 @@ class Thought:
     """the share of the search's visits each move of ``lines`` got"""
 
 
+Stop = Callable[[], bool] | None
+"""what a search asks between its chunks: True ends it (UCI's ``stop``); None: nothing stops it early"""
+Report = Callable[[Thought], None] | None
+"""what a search hands each :class:`Thought` as it goes (UCI's ``info`` lines); None: nobody listens"""
+
+
 @runtime_checkable
 class SearchingAgent(Protocol):
     """An agent whose moves come from a search it can report on and be stopped in (UCI's ``go``)."""
 
-    def think(
-        self,
-        state: GameState,
-        limits: SearchLimits,
-        stop: Callable[[], bool] | None = None,
-        report: Callable[[Thought], None] | None = None,
-    ) -> Thought:
+    def think(self, state: GameState, limits: SearchLimits, stop: Stop = None, report: Report = None) -> Thought:
         """Search ``state`` within ``limits`` (or until ``stop()``), calling ``report`` as the search
         goes; returns the last :class:`Thought`. ``state`` is left as it was given. Thinking again
         about the same position goes on from the tree already built (pondering, then playing)."""
@@ -173,6 +174,7 @@ def register_agent(kind: str, options: Reader | None = None) -> Callable[[Factor
 
 
 def known_kinds() -> list[str]:
+    """Every agent kind a spec may name: those registered and those imported on first use."""
     return sorted(set(_FACTORIES) | set(AGENT_KINDS))
 
 

@@ -176,9 +176,7 @@ def read_checkpoint(path: str | Path, game: str) -> tuple[dict, dict]:
     if _is_sb3_zip(path):
         raise DQNCheckpointError(
             f"{path} is a stable-baselines3 zip, whose loading unpickles code from the file; convert it once "
-            f"with chess-envs import-sb3 {path} NEW.pt --trust-pickle, "
-            "only if you trust "
-            "where it came from"
+            f"with chess-envs import-sb3 {path} NEW.pt --trust-pickle, only if you trust where it came from"
         )
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
@@ -200,12 +198,11 @@ def read_checkpoint(path: str | Path, game: str) -> tuple[dict, dict]:
 def check_meta(meta: dict, game: str, path: str | Path) -> None:
     """Shapes must be the game's and sizes within LIMITS, before any network is built."""
     prototype = new_state(game)
-    if meta.get("observation_shape") != list(prototype.observation_shape) or meta.get("num_actions") != int(
-        prototype.num_actions
-    ):
+    shape, actions = list(prototype.observation_shape), int(prototype.num_actions)
+    if meta.get("observation_shape") != shape or meta.get("num_actions") != actions:
         raise DQNCheckpointError(
             f"{path}: observations {meta.get('observation_shape')} and {meta.get('num_actions')} actions do not fit "
-            f"{game} ({list(prototype.observation_shape)}, {prototype.num_actions})"
+            f"{game} ({shape}, {actions})"
         )
     for name, limit in LIMITS.items():
         value = meta.get(name)

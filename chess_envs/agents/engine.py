@@ -12,14 +12,14 @@ import math
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, cast
 
 import chess
 import chess.engine
 
-from chess_envs.agents.base import AgentError, SearchLimits, Thought, expected_outcome, register_agent
+from chess_envs.agents.base import AgentError, Report, SearchLimits, Stop, Thought, expected_outcome, register_agent
 from chess_envs.core import GameState
 from chess_envs.fields import arg, check_fields
 from chess_envs.registry import get_game, registered_games
@@ -223,13 +223,7 @@ class StockfishAgent:
     def select_action(self, state: GameState) -> int:
         return self.think(state, None).action
 
-    def think(
-        self,
-        state: GameState,
-        limits: SearchLimits | None,
-        stop: Callable[[], bool] | None = None,
-        report: Callable[[Thought], None] | None = None,
-    ) -> Thought:
+    def think(self, state: GameState, limits: SearchLimits | None, stop: Stop = None, report: Report = None) -> Thought:
         """One search within the spec's limits, or, when it names none, within ``limits`` (under a
         clock, a share of it); its score and principal variation as Stockfish reports them."""
         depth, nodes, movetime = self.limits.for_search(limits)
@@ -296,13 +290,7 @@ class FairyStockfishAgent:
     def select_action(self, state: GameState) -> int:
         return self.think(state, None).action
 
-    def think(
-        self,
-        state: GameState,
-        limits: SearchLimits | None,
-        stop: Callable[[], bool] | None = None,
-        report: Callable[[Thought], None] | None = None,
-    ) -> Thought:
+    def think(self, state: GameState, limits: SearchLimits | None, stop: Stop = None, report: Report = None) -> Thought:
         """One search within the spec's limits, or, when it names none, within ``limits`` (under a
         clock, a share of it); score, nodes and line from its last ``info``."""
         started = time.monotonic()

@@ -4,16 +4,15 @@ within limits, and the choice of the native or the Python search for a game. Tor
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from chess_envs.agents.base import AgentBase, SearchLimits, Thought
+from chess_envs.agents.base import AgentBase, Report, SearchLimits, Stop, Thought
 from chess_envs.core import GameState
 from chess_envs.registry import get_game
 from chess_envs.search.mcts import MCTS
-from chess_envs.search.protocol import Evaluator, Search, most_visited_line
+from chess_envs.search.protocol import Evaluator, Search, child_after, most_visited_line
 from chess_envs.search.python_mcts import PythonMCTS
 from chess_envs.search.settings import MCTSConfig
 
@@ -38,7 +37,7 @@ def new_search(game: str, evaluator: Evaluator, config: MCTSConfig, root_evaluat
 
 class SearchAgent(AgentBase):
     """A move is the search's choice after ``config.simulations`` simulations, unless a move wins at
-    once; :meth:`think` searches within :class:`~chess_envs.agents.base.SearchLimits` and reports as it goes."""
+    once; ``think`` searches within :class:`~chess_envs.agents.base.SearchLimits` and reports as it goes."""
 
     def __init__(
         self,
@@ -55,7 +54,7 @@ class SearchAgent(AgentBase):
         self.rng = np.random.default_rng(seed)
         self._tree = None
         self._slowest = 0.0
-        """seconds a simulation took in the slowest chunk of the last timed search (see :meth:`think`)"""
+        """seconds a simulation took in the slowest chunk of the last timed search (see ``think``)"""
 
     def reset(self, seed: int | None = None) -> None:
         """Forget the last tree; with ``seed``, this game's random choices come from it."""
@@ -97,13 +96,7 @@ class SearchAgent(AgentBase):
         tree = self.search.new_tree(state.copy())
         return int(self.search.policy([tree], self.rng, temperature=self.temperature).action[0])
 
-    def think(
-        self,
-        state: GameState,
-        limits: SearchLimits,
-        stop: Callable[[], bool] | None = None,
-        report: Callable[[Thought], None] | None = None,
-    ) -> Thought:
+    def think(self, state: GameState, limits: SearchLimits, stop: Stop = None, report: Report = None) -> Thought:
         self.prepare(state)
         only = None if limits.moves is None else np.asarray(sorted(set(limits.moves)), dtype=np.int64)
         tree = self._tree
@@ -163,9 +156,7 @@ class SearchAgent(AgentBase):
 def line_after(root: Any, action: int) -> tuple[int, ...]:
     """``action`` and the most visited line after it: the principal variation of the move chosen
     (which the solver or Gumbel may pick over the most visited one)."""
-    index = np.flatnonzero(root.actions == action)
-    child = root.children[int(index[0])] if len(index) else None
-    return (action, *most_visited_line(child, 63))
+    return (action, *most_visited_line(child_after(root, action), 63))
 
 
 def _shares(root: Any, actions: list[int]) -> tuple[float, ...]:
@@ -192,15 +183,11 @@ def root_lines(root: Any, count: int, only: np.ndarray | None = None) -> tuple[t
     """The ``count`` most visited moves of ``root`` (of ``only``, when given) as (action, mean value
     for the mover, line)."""
     visits = root.visits if only is None else np.where(np.isin(root.actions, only), root.visits, 0)
-    order = np.argsort(-visits, kind="stable")[:count]
-    lines = []
-    for index in order:
-        if visits[index] <= 0:
-            break
-        child = root.children[int(index)]
-        line = [int(root.actions[index]), *most_visited_line(child, 63)]
-        lines.append((line[0], float(root.values[index] / root.visits[index]), tuple(line)))
-    return tuple(lines)
+    order = [int(i) for i in np.argsort(-visits, kind="stable")[:count] if visits[i] > 0]  # most visited first
+    return tuple(
+        (int(root.actions[i]), float(root.values[i] / root.visits[i]), line_after(root, int(root.actions[i])))
+        for i in order
+    )
 
 
 def winning_action(state: GameState) -> int | None:

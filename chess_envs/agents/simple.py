@@ -18,41 +18,39 @@ class SeedOption:
     seed: int | None = arg(None, "seed of the moves' random numbers (none: fresh entropy)", low=0)
 
 
-@register_agent("random", SeedOption)
-class RandomAgent(AgentBase):
-    """A uniformly random legal move, from a seeded generator (``random?seed=N``)."""
+class SeededAgent(AgentBase):
+    """What the baselines share: no path, and their random choices from a seeded generator."""
+
+    name: str
 
     def __init__(self, game: str | None = None, path: str | None = None, seed: int | None = None) -> None:
         if path is not None:
-            raise ValueError("the random agent takes no path")
-        self.name = "random"
+            raise ValueError(f"the {self.name} agent takes no path")
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        """With ``seed``, this game's moves come from it; without, the stream goes on across games
-        (so a seeded match is not repetitive)."""
+        """With ``seed``, this game's random choices (moves, tie-breaks) come from it; without, the
+        stream goes on across games (so a seeded match is not repetitive)."""
         if seed is not None:
             self.rng = np.random.default_rng(seed)
+
+
+@register_agent("random", SeedOption)
+class RandomAgent(SeededAgent):
+    """A uniformly random legal move, from a seeded generator (``random?seed=N``)."""
+
+    name = "random"
 
     def select_action(self, state: GameState) -> int:
         return int(self.rng.choice(state.legal_actions()))
 
 
 @register_agent("greedy", SeedOption)
-class GreedyAgent(AgentBase):
+class GreedyAgent(SeededAgent):
     """One ply of look-ahead: mate in one, else the most valuable capture, else the best
     promotion, else a random move (ties are broken at random, seeded by ``greedy?seed=N``)."""
 
-    def __init__(self, game: str | None = None, path: str | None = None, seed: int | None = None) -> None:
-        if path is not None:
-            raise ValueError("the greedy agent takes no path")
-        self.name = "greedy"
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """With ``seed``, this game's tie-breaks come from it."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
+    name = "greedy"
 
     def select_action(self, state: GameState) -> int:
         me = state.current_player

@@ -43,9 +43,10 @@ def _count(minimum: int, maximum: int | None = None):
 _positive = _count(1)
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="chess-envs", description="Matches and tournaments between agents.")
-    commands = parser.add_subparsers(dest="command", required=True)
+def parser() -> argparse.ArgumentParser:
+    """``chess-envs tournament`` and ``chess-envs play``: one parser, a subcommand each."""
+    line = argparse.ArgumentParser(prog="chess-envs", description="Matches and tournaments between agents.")
+    commands = line.add_subparsers(dest="command", required=True)
     t = commands.add_parser(
         "tournament",
         help="a round-robin tournament (or a gauntlet) with Elo ratings",
@@ -128,7 +129,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--fen", help="start from this position (FEN, or FEN4 in four-player)")
     _add_option_argument(p)
     p.add_argument("--pgn", type=Path, help="save the game here as PGN when it ends")
-    return parser
+    return line
 
 
 def _add_option_argument(parser: argparse.ArgumentParser) -> None:
@@ -178,14 +179,12 @@ def play(args: argparse.Namespace) -> None:
 
 def _adjudication(args: argparse.Namespace) -> dict[str, int] | None:
     """The ``--resign`` and ``--draw`` rules as an Adjudication's fields, None when neither is given."""
-    if args.resign is None and args.draw is None:
-        return None
     rules: dict[str, int] = {}
     if args.resign is not None:
         rules.update(resign_moves=args.resign[0], resign_cp=args.resign[1])
     if args.draw is not None:
         rules.update(draw_from=args.draw[0], draw_moves=args.draw[1], draw_cp=args.draw[2])
-    return rules
+    return rules or None
 
 
 def _sprt_stop(sprt: SPRT, first: str, second: str, decided: list[Pentanomial]) -> Callable[[list], bool]:
@@ -265,12 +264,12 @@ def main(argv: list[str] | None = None) -> None:
 
         serve(argv[1:])
         return
-    parser = _parser()
-    args = parser.parse_args(argv)
+    command = parser()
+    args = command.parse_args(argv)
     try:
         play(args) if args.command == "play" else tournament(args)
     except (ValueError, AgentError, OSError) as error:
-        parser.exit(2, f"error: {error}\n")
+        command.exit(2, f"error: {error}\n")
     except KeyboardInterrupt:
         print("\ninterrupted: finished games are saved; rerun the same command to resume", file=sys.stderr)
         raise SystemExit(130) from None

@@ -27,30 +27,15 @@ from collections.abc import Callable
 
 from chess_envs import __version__
 from chess_envs.by_name import COMMANDS
-from chess_envs.registry import game_names, get_game, new_state
 
 
-def perft(argv: list[str] | None = None) -> None:
-    """``chess-envs perft``: leaf counts of the legal-move tree, per depth, of a position."""
-    parser = argparse.ArgumentParser(prog="chess-envs perft", description=perft.__doc__)
-    parser.add_argument("--game", choices=game_names(), default="chess")
-    parser.add_argument("--fen", default=None, help="the position (FEN, or FEN4 for four-player); default: the start")
-    parser.add_argument("--depth", type=int, default=3, help="count depths 1 to this")
-    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
-    args = parser.parse_args(argv)
-    if not 0 <= args.depth <= 12:
-        parser.error("--depth must be in 0..12")
-    try:
-        options = dict(item.split("=", 1) for item in args.option)
-        get_game(args.game).check_options(options)
-        state = new_state(args.game, args.fen, **options) if args.fen else new_state(args.game, **options)
-        count = getattr(state, "perft", None)
-        if count is None:
-            parser.error(f"{args.game} has no perft")
-        for depth in range(1, args.depth + 1):
-            print(f"depth {depth}: {count(depth):,}", flush=True)
-    except ValueError as error:
-        parser.error(str(error))
+def command_parser(name: str) -> argparse.ArgumentParser:
+    """The command line ``chess-envs NAME`` parses: the ``parser()`` of its module (``tournament`` and
+    ``play`` share one, a subcommand each). The docs render these, and a test parses every command
+    the docs show with them."""
+    module, function = COMMANDS[name][0].split(":")
+    main = getattr(importlib.import_module(module), function)
+    return importlib.import_module(main.__module__).parser()
 
 
 def _entry(target: str, extra: str) -> Callable[[list[str]], object]:

@@ -9,26 +9,28 @@ from chess_envs.agents.alphazero.checkpoint import CheckpointError, export_model
 from chess_envs.agents.alphazero.onnx import export_onnx
 
 
-def main(argv: list[str] | None = None) -> None:
-    """``chess-envs export SRC DST [--onnx]``."""
-    parser = argparse.ArgumentParser(description="Export the playing part of an AlphaZero checkpoint.")
-    parser.add_argument("source", help="a training checkpoint, e.g. runs/NAME/checkpoints/last.pt")
-    parser.add_argument("target", help="where to write the small checkpoint (or the ONNX file)")
-    parser.add_argument(
-        "--onnx", action="store_true", help="write the network as ONNX (pip install 'chess-envs[onnx]')"
+def parser() -> argparse.ArgumentParser:
+    """``chess-envs export``'s command line."""
+    line = argparse.ArgumentParser(
+        prog="chess-envs export", description="Export the playing part of an AlphaZero checkpoint."
     )
-    arguments = parser.parse_args(argv)
+    line.add_argument("source", help="a training checkpoint, e.g. runs/NAME/checkpoints/last.pt")
+    line.add_argument("target", help="where to write the small checkpoint (or the ONNX file)")
+    line.add_argument("--onnx", action="store_true", help="write the network as ONNX (pip install 'chess-envs[onnx]')")
+    return line
+
+
+def main(argv: list[str] | None = None) -> None:
+    command = parser()
+    arguments = command.parse_args(argv)
     try:
-        if arguments.onnx:
-            export_onnx(arguments.source, arguments.target)
-        else:
-            export_model(arguments.source, arguments.target)
+        (export_onnx if arguments.onnx else export_model)(arguments.source, arguments.target)
     except ImportError as error:
-        parser.exit(2, f"error: {error} (pip install 'chess-envs[onnx]')\n")
+        command.exit(2, f"error: {error} (pip install 'chess-envs[onnx]')\n")
     except CheckpointError as error:
-        parser.exit(2, f"error: {error}\n")
+        command.exit(2, f"error: {error}\n")
     except OSError as error:
-        parser.exit(2, f"error: cannot write {arguments.target}: {error.strerror or error}\n")
+        command.exit(2, f"error: cannot write {arguments.target}: {error.strerror or error}\n")
     print(f"wrote {arguments.target} ({Path(arguments.target).stat().st_size / 1e6:.1f} MB)")
 
 

@@ -8,7 +8,7 @@ the end of the input) stops. The game can be saved as PGN (``--pgn``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from chess_envs.agents.base import Agent
@@ -19,8 +19,6 @@ from chess_envs.files import write_text_atomic
 from chess_envs.registry import new_state
 from chess_envs.render import render_ansi
 from chess_envs.standard import ChessState
-
-_PIECE_LETTERS = {"P": "", "N": "N", "B": "B", "R": "R", "Q": "Q", "K": "K"}
 
 
 def san_moves(state: GameState) -> dict[str, int]:
@@ -49,7 +47,7 @@ def san_moves(state: GameState) -> dict[str, int]:
             clarify = ""
             if rivals:
                 clarify = origin[0] if all(r[0] != origin[0] for r in rivals) else origin[1]
-            name = _PIECE_LETTERS[piece] + clarify + ("x" if capture else "") + target
+            name = piece + clarify + ("x" if capture else "") + target
         names[name] = action
     return names
 
@@ -78,6 +76,16 @@ def legal_texts(state: GameState) -> list[str]:
     return sorted(state.action_to_move(int(a)) for a in state.legal_actions())
 
 
+def play_line(state: GameState, actions: Iterable[int]) -> tuple[list[str], GameState]:
+    """The moves of ``actions`` played one after another from ``state`` (on a copy), and the
+    position they reach."""
+    board, moves = state.copy(), []
+    for action in actions:
+        moves.append(board.action_to_move(action))
+        board.apply(action)
+    return moves, board
+
+
 def play_human(
     game: str,
     agent: Agent,
@@ -92,8 +100,7 @@ def play_human(
     state = new_state(game, fen, **game_options)
     if not 0 <= seat < state.num_players:
         raise ValueError(f"seat must be in [0, {state.num_players}), got {seat}")
-    players = [agent.name] * state.num_players
-    players[seat] = "you"
+    players = ["you" if player == seat else agent.name for player in range(state.num_players)]
     record = GameRecord(id="play", game=game, opening=state.to_text(), players=players)
     ask = read if callable(read) else lambda prompt: next(read)
     agent.reset()

@@ -55,6 +55,7 @@ from chess_envs.agents.base import (
 )
 from chess_envs.agents.shipped import shipped_agent
 from chess_envs.agents.strength import Level, level_for, load_levels
+from chess_envs.apps.play import play_line
 from chess_envs.core import GameState, Termination
 from chess_envs.registry import new_state, registered_games
 
@@ -66,14 +67,15 @@ _CHUNK = 16  # the agent's own simulations: every search is given its limits
 @dataclass(frozen=True)
 class Option:
     """A row of :data:`OPTIONS`: a UCI option's ``name``, ``type`` (spin, check, combo, button or
-    string), the :class:`UCIEngine` ``attribute`` holding its value (None: a button) and ``default``
-    (a spin's None: its min); a spin's ``bounds`` or the function of the engine giving them, a
-    combo's ``values``; ``when``: offered (advertised and accepted) only while it is true; ``reload``:
-    a change stops any search and drops the agent first; ``then(engine, old)``: called after each
-    accepted value."""
+    string), ``help`` (what it does, for the docs), the :class:`UCIEngine` ``attribute`` holding its
+    value (None: a button) and ``default`` (a spin's None: its min); a spin's ``bounds`` or the
+    function of the engine giving them, a combo's ``values``; ``when``: offered (advertised and
+    accepted) only while it is true; ``reload``: a change stops any search and drops the agent first;
+    ``then(engine, old)``: called after each accepted value."""
 
     name: str
     type: str
+    help: str
     attribute: str | None = None
     default: int | bool | str | None = None
     bounds: tuple[int, int] | Callable[[UCIEngine], tuple[int, int]] = (0, 0)
@@ -116,18 +118,27 @@ class Option:
 
 # fmt: off
 OPTIONS = (
-    Option("UCI_Variant", "combo", "variant", next(iter(VARIANTS)), values=tuple(VARIANTS), reload=True,
+    Option("UCI_Variant", "combo", "the game: chess, or losalamos (Los Alamos chess, as Fairy-Stockfish names it)",
+           "variant", next(iter(VARIANTS)), values=tuple(VARIANTS), reload=True,
            then=lambda engine, old: engine._new_game([]) if engine.variant != old else None),
-    Option("Simulations", "spin", "simulations", 800, (1, 1_000_000), setting="simulations"),
-    Option("Threads", "spin", "threads", 1, (1, 256), then=lambda engine, _: _set_torch_threads(engine.threads)),
-    Option("Hash", "spin", "hash_mb", 256, (1, 65_536), reload=True, setting="cache_mb"),
-    Option("Clear Hash", "button", then=lambda engine, _: engine._clear_hash()),
-    Option("MultiPV", "spin", "multipv", 1, (1, 500)),
-    Option("Move Overhead", "spin", "overhead_ms", 30, (0, 5_000)),
-    Option("Ponder", "check", "ponder", False),
-    Option("UCI_ShowWDL", "check", "show_wdl", False),
-    Option("UCI_LimitStrength", "check", "limit_strength", False, when=lambda engine: engine._levels()),
-    Option("UCI_Elo", "spin", "elo", None, lambda engine: engine._elo_range(), when=lambda engine: engine._levels()),
+    Option("Simulations", "spin", "simulations a move when go gives no limit", "simulations", 800, (1, 1_000_000),
+           setting="simulations"),
+    Option("Threads", "spin", "torch's threads for the network (the search walks a move's one tree on one thread)",
+           "threads", 1, (1, 256), then=lambda engine, _: _set_torch_threads(engine.threads)),
+    Option("Hash", "spin", "MB of the evaluation cache", "hash_mb", 256, (1, 65_536), reload=True,
+           setting="cache_mb"),
+    Option("Clear Hash", "button", "empty the evaluation cache", then=lambda engine, _: engine._clear_hash()),
+    Option("MultiPV", "spin", "the most searched moves reported, each with its score and line", "multipv", 1,
+           (1, 500)),
+    Option("Move Overhead", "spin", "ms kept back from every move's time (the GUI's and the network's lag)",
+           "overhead_ms", 30, (0, 5_000)),
+    Option("Ponder", "check", "the GUI may send go ponder (searching on the opponent's time)", "ponder", False),
+    Option("UCI_ShowWDL", "check", "info lines add wdl: the value's expected score, draws (1 - |q|) / 2",
+           "show_wdl", False),
+    Option("UCI_LimitStrength", "check", "play at UCI_Elo (a shipped network with UCI_Elo levels)",
+           "limit_strength", False, when=lambda engine: engine._levels()),
+    Option("UCI_Elo", "spin", "the Elo to play at, over the calibrated levels' range", "elo", None,
+           lambda engine: engine._elo_range(), when=lambda engine: engine._levels()),
 )
 # fmt: on
 """The UCI options, advertised by ``uci`` in this order and parsed by ``setoption`` (names in any
@@ -264,19 +275,14 @@ class UCIEngine:
             game = VARIANTS[self.variant]
             if self.agent_spec:
                 self.agent = make_agent(self.agent_spec, game)
-            else:
-                self.agent = make_agent(f"{self.checkpoint_spec(game)}&sims={_CHUNK}", game)
+            elif self.checkpoint:  # the AlphaZero agent of --checkpoint, with the Hash option's cache
+                self.agent = make_agent(f"alphazero:{self.checkpoint}?cache_mb={self.hash_mb}&sims={_CHUNK}", game)
+            else:  # the network shipped for the variant
+                self.agent = make_agent(shipped_agent(game, cache_mb=self.hash_mb, sims=_CHUNK), game)
             # A full garbage collection of the objects alive now (the network's: ~0.1 s) would land
             # in some timed search: they are set aside from those collections while the agent lives.
             gc.collect()
             gc.freeze()
-
-    def checkpoint_spec(self, game: str) -> str:
-        """The AlphaZero agent of ``--checkpoint``, or of the network shipped for ``game``, with the
-        Hash option's cache."""
-        if self.checkpoint:
-            return f"alphazero:{self.checkpoint}?cache_mb={self.hash_mb}"
-        return shipped_agent(game, cache_mb=self.hash_mb)
 
     def _new_game(self, _: list[str]) -> None:
         self._finish_search()
@@ -345,22 +351,12 @@ class UCIEngine:
     def _position(self, args: list[str]) -> None:
         if not args:
             raise ValueError("write position startpos|fen FEN [moves ...]")
-        game = VARIANTS[self.variant]
-        if "moves" in args:
-            head, moves = args[: args.index("moves")], args[args.index("moves") + 1 :]
-        else:
-            head, moves = args, []
-        if head[0] == "startpos":
-            state = new_state(game)
-        elif head[0] == "fen":
-            state = new_state(game, " ".join(head[1:]))
-        else:
+        if args[0] not in ("startpos", "fen"):
             raise ValueError("expected startpos or fen")
-        for move in moves:
-            action = state.move_to_action(move)
-            if not state.legal_action_mask()[action]:
-                raise ValueError(f"illegal move {move}")
-            state.apply(action)
+        end = args.index("moves") if "moves" in args else len(args)
+        state = new_state(VARIANTS[self.variant], " ".join(args[1:end]) if args[0] == "fen" else None)
+        for move in args[end + 1 :]:
+            state.apply(_legal_action(state, move))
         self._finish_search()
         self.state = state
 
@@ -398,14 +394,10 @@ class UCIEngine:
         nodes = limits.get("nodes")
         overhead = self.overhead_ms / 1000
         seconds = max(0.005, limits["movetime"] / 1000 - overhead) if "movetime" in limits else None
-        mover_time = limits.get("wtime" if state.current_player == 0 else "btime")
-        if mover_time is not None and seconds is None:
-            seconds = move_time(
-                mover_time / 1000,
-                limits.get("winc" if state.current_player == 0 else "binc", 0) / 1000,
-                limits.get("movestogo"),
-                overhead,
-            )
+        side = "wb"[state.current_player]  # the mover's clock: wtime and winc, or btime and binc
+        clock, increment = limits.get(f"{side}time"), limits.get(f"{side}inc", 0)
+        if clock is not None and seconds is None:
+            seconds = move_time(clock / 1000, increment / 1000, limits.get("movestogo"), overhead)
         if seconds is not None:
             seconds = max(0.005, seconds - (time.monotonic() - since))
         if nodes is None and seconds is None:
@@ -458,35 +450,28 @@ class UCIEngine:
             )
             if self._stop.is_set():
                 return self._answer(state, thought)
-            if thought.nodes == 0 and thought.score >= 1.0:
-                self.complain("ponderhit: the search goes on from the proven win found while pondering")
-            else:
-                self.complain(f"ponderhit: the search goes on from the {thought.nodes} nodes searched while pondering")
+            proven = thought.nodes == 0 and thought.score >= 1.0
+            found = "the proven win found" if proven else f"the {thought.nodes} nodes searched"
+            self.complain(f"ponderhit: the search goes on from {found} while pondering")
             received = self._ponderhit_at
         thought = agent.think(state, self._budget(state, limits, received), self._stop.is_set, report)
         return self._answer(state, thought)
 
     @staticmethod
     def _answer(state: GameState, thought: Thought) -> tuple[str, str | None]:
-        move = state.action_to_move(thought.action)
         if len(thought.pv) < 2 or thought.pv[0] != thought.action:
-            return move, None
-        after = state.copy()
-        after.apply(thought.action)
-        return move, after.action_to_move(thought.pv[1])
+            return state.action_to_move(thought.action), None
+        move, reply = play_line(state, thought.pv[:2])[0]
+        return move, reply
 
     def _info(self, state: GameState, thought: Thought) -> None:
         """Send the info lines of a search (one per MultiPV line): depth is the line's length."""
         nps = int(thought.nodes / thought.seconds) if thought.seconds > 0 else 0
-        agent = self.agent
-        usage = agent.cache_usage() if isinstance(agent, TunableSearchingAgent) else None
+        usage = self.agent.cache_usage() if isinstance(self.agent, TunableSearchingAgent) else None
         hashfull = f" hashfull {int(1000 * usage)}" if usage is not None else ""
         lines = thought.lines or ((thought.action, thought.score, thought.pv),)
         for rank, (_, score, line) in enumerate(lines, start=1):
-            board, moves = state.copy(), []
-            for action in line:
-                moves.append(board.action_to_move(action))
-                board.apply(action)
+            moves, board = play_line(state, line)
             multipv = f" multipv {rank}" if thought.lines else ""
             wdl = " wdl {} {} {}".format(*win_draw_loss(score)) if self.show_wdl else ""
             outcome = board.outcome() if abs(score) > 0.99 else None
@@ -534,10 +519,11 @@ def _set_torch_threads(count: int) -> None:
 
 
 def _legal_action(state: GameState, move: str) -> int:
-    """The action of ``move`` where it is legal; ValueError naming it otherwise."""
+    """The action of ``move`` where it is legal (``position ... moves`` and ``go searchmoves``);
+    ValueError naming it otherwise."""
     action = state.move_to_action(move)
     if not state.legal_action_mask()[action]:
-        raise ValueError(f"searchmoves: {move} is not legal here")
+        raise ValueError(f"{move} is not legal here")
     return action
 
 
@@ -570,17 +556,20 @@ def _parse_go(args: list[str]) -> tuple[dict[str, int], list[str]]:
     return limits, searchmoves
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m chess_envs.apps.uci", description="A UCI engine over our agents.")
-    who = parser.add_mutually_exclusive_group()
+def parser() -> argparse.ArgumentParser:
+    """``chess-envs uci``'s command line."""
+    line = argparse.ArgumentParser(prog="chess-envs uci", description="A UCI engine over our agents.")
+    who = line.add_mutually_exclusive_group()
     who.add_argument(
         "--checkpoint", help="an AlphaZero checkpoint of the variant's game; default: the variant's shipped one"
     )
     who.add_argument("--agent", help="any agent spec instead, e.g. greedy or dqn:PATH")
-    parser.add_argument(
-        "--variant", choices=sorted(VARIANTS), default=next(iter(VARIANTS)), help="the variant at start"
-    )
-    args = parser.parse_args(argv)
+    line.add_argument("--variant", choices=sorted(VARIANTS), default=next(iter(VARIANTS)), help="the variant at start")
+    return line
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
     engine = UCIEngine(args.checkpoint, args.agent)
     engine.handle(f"setoption name UCI_Variant value {args.variant}")
     serve(engine, sys.stdin.buffer)

@@ -191,17 +191,15 @@ def play_game(
     reported: list[list[int]] = [[] for _ in agents]
     if on_move is not None:
         on_move(record)
-    with frozen_heap(time_control is not None):
+    with frozen_heap() if time_control is not None else contextlib.nullcontext():
         while not state.is_terminal() and plies < max_plies:
             seat = state.current_player
             started = time.monotonic()
             try:
                 agent = agents[seat]
                 if isinstance(agent, SearchingAgent) and (time_control is not None or judge is not None):
-                    limits = SearchLimits()
-                    if time_control is not None:
-                        limits = SearchLimits(seconds=time_control.budget(clocks[seat]))
-                    thought = agent.think(state.copy(), limits)
+                    budget = time_control.budget(clocks[seat]) if time_control is not None else None
+                    thought = agent.think(state.copy(), SearchLimits(seconds=budget))
                     action = thought.action
                     reported[seat].append(centipawns(thought.score))
                 else:
@@ -231,12 +229,8 @@ def play_game(
                 record.scores = [0.5, 0.5] if loser is None else [0.0 if s == loser else 1.0 for s in range(2)]
                 return record
     outcome = state.outcome()
-    if outcome is None:
-        record.termination = "max_plies"
-        record.scores = [(value + 1.0) / 2.0 for value in state.standings()]
-    else:
-        record.termination = outcome.termination.value
-        record.scores = [(value + 1.0) / 2.0 for value in outcome.returns]
+    record.termination = "max_plies" if outcome is None else outcome.termination.value
+    record.scores = [(value + 1.0) / 2.0 for value in (state.standings() if outcome is None else outcome.returns)]
     return record
 
 
@@ -248,13 +242,10 @@ def forfeited(record: GameRecord, seat: int, reason: str, termination: str) -> G
 
 
 @contextlib.contextmanager
-def frozen_heap(active: bool = True) -> Iterator[None]:
+def frozen_heap() -> Iterator[None]:
     """Objects alive now are set aside from Python's full garbage collections until the block ends
     (``gc.freeze``): with a network loaded one scans ~190,000 objects for ~0.1 s and, landing in a
     timed move, lost games on time. The block starts with a collection, outside any clock."""
-    if not active:
-        yield
-        return
     gc.collect()
     gc.freeze()
     try:

@@ -40,7 +40,7 @@ class Rating:
     draws: int
     losses: int
     score_low: float = 0.0
-    """95% bootstrap interval of :attr:`score` (games resampled)"""
+    """95% bootstrap interval of ``score`` (games resampled)"""
     score_high: float = 1.0
 
     @property
@@ -114,7 +114,7 @@ def _fit(
 
 
 def by_game(results: list[Result]) -> list[list[Result]]:
-    """``results`` grouped by :attr:`Result.game`, in order of first appearance (an empty id: alone)."""
+    """``results`` grouped by ``Result.game``, in order of first appearance (an empty id: alone)."""
     groups: dict[str, list[Result]] = {}
     alone = []
     for r in results:

@@ -60,9 +60,8 @@ def rating_table(ratings: list[Rating], results: list[Result]) -> str:
         f"{'95% interval':>16} {'LOS':>6}"
     ]
     for i, r in enumerate(ratings):
-        los = ""
-        if i + 1 < len(ratings):
-            los = f"{likelihood_of_superiority(results, r.player, ratings[i + 1].player):.2f}"
+        below = ratings[i + 1].player if i + 1 < len(ratings) else None
+        los = f"{likelihood_of_superiority(results, r.player, below):.2f}" if below is not None else ""
         interval = f"[{r.low:.0f}, {r.high:.0f}]"
         score_interval = f"[{r.score_low:.1%}, {r.score_high:.1%}]"
         lines.append(
@@ -132,10 +131,7 @@ def _pgn4(record: GameRecord, number: int) -> str:
         "Event": f"chess_envs {record.game} tournament",
         "Round": str(number),
         "Variant": "FFA",
-        "Red": record.players[0],
-        "Blue": record.players[1],
-        "Yellow": record.players[2],
-        "Green": record.players[3],
+        **dict(zip(("Red", "Blue", "Yellow", "Green"), record.players)),
         "Result": " - ".join(f"{score:g}" for score in record.scores),
         "Termination": _termination(record),
         "StartFen4": record.opening,

@@ -23,7 +23,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, as_completed, wait
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from itertools import combinations
@@ -43,6 +43,7 @@ from chess_envs.registry import get_game, register_game
 RESULTS_FILE = "games.jsonl"
 CONFIG_FILE = "tournament.json"
 FILES_FILE = "agent_files.json"
+"""the file of a tournament folder holding the path and SHA-256 of every file an agent spec names"""
 
 
 @dataclass
@@ -161,30 +162,20 @@ def _start_worker(parent: int, threads: int) -> None:
     multiprocessing.util.Finalize(None, _close_agents, exitpriority=10)
 
 
-def _close_agents() -> None:
-    while _worker_agents:
-        _, agent = _worker_agents.popitem()
+def _close_agents(specs: Iterable[str] | None = None) -> None:
+    """Close and forget this worker's agents of ``specs`` (default: all of them)."""
+    for spec in list(_worker_agents if specs is None else specs):
         with contextlib.suppress(Exception):  # a dead engine may fail to close; it is gone either way
-            agent.close()
+            _worker_agents.pop(spec).close()
 
 
 _PR_SET_PDEATHSIG = 1
 
 
-def _play(
-    entry: GameEntry,
-    scheduled: ScheduledGame,
-    max_plies: int,
-    seed: int,
-    options: dict[str, Any],
-    time_control: str | None = None,
-    adjudication: dict[str, int] | None = None,
-    out: Path | None = None,
-    time_margin: float = 0.0,
-) -> GameRecord:
-    """Play one scheduled game with this process's agents (built once, rebuilt after a failure),
-    shown move by move in ``out``'s live folder. ``entry`` is the game's registry record: a spawned
-    worker registers it, so a game registered at run time (not only a built-in one) plays in
+def _play(entry: GameEntry, scheduled: ScheduledGame, config: TournamentConfig, out: Path) -> GameRecord:
+    """Play one scheduled game of ``config`` with this process's agents (built once, rebuilt after a
+    failure), shown move by move in ``out``'s live folder. ``entry`` is the game's registry record: a
+    spawned worker registers it, so a game registered at run time (not only a built-in one) plays in
     workers too."""
     game = register_game(entry).name
     agents = []
@@ -194,24 +185,20 @@ def _play(
         agents.append(_worker_agents[spec])
     if "torch" in sys.modules and "torch" in _worker_threads:
         sys.modules["torch"].set_num_threads(_worker_threads.pop("torch"))
-    clock = TimeControl.parse(time_control, time_margin) if time_control else None
     record = play_game(
         game,
         agents,
         scheduled.opening,
         game_id=scheduled.id,
-        max_plies=max_plies,
-        seed=seed,
-        time_control=clock,
-        adjudication=Adjudication(**adjudication) if adjudication else None,
-        on_move=LiveGame(out, scheduled.id).update if out is not None else None,
-        **options,
+        max_plies=config.max_plies,
+        seed=config.seed,
+        time_control=TimeControl.parse(config.time_control, config.time_margin) if config.time_control else None,
+        adjudication=Adjudication(**config.adjudication) if config.adjudication else None,
+        on_move=LiveGame(out, scheduled.id).update,
+        **config.options,
     )
     if record.forfeit:
-        for spec in dict.fromkeys(scheduled.players):  # an engine that failed is restarted for the next game
-            agent = _worker_agents.pop(spec)
-            with contextlib.suppress(Exception):  # a dead engine may fail to close; it is gone either way
-                agent.close()
+        _close_agents(dict.fromkeys(scheduled.players))  # an engine that failed is restarted for the next game
     return record
 
 
@@ -223,7 +210,7 @@ def _cancel_queued(running: set[Future[GameRecord]]) -> set[Future[GameRecord]]:
 
 
 def _finish_in_flight(
-    pool: ProcessPoolExecutor, running: set[Future[GameRecord]], keep: Callable[[Future[GameRecord]], None]
+    pool: ProcessPoolExecutor, running: set[Future[GameRecord]], keep: Callable[[GameRecord], None]
 ) -> None:
     """After a Ctrl-C: cancel the games no worker holds and keep the others as they end, so a stop
     costs no game a worker was playing (a terminal's Ctrl-C interrupts the workers too, and their
@@ -237,7 +224,7 @@ def _finish_in_flight(
         )
         for future in as_completed(in_flight):
             if future.exception() is None:
-                keep(future)
+                keep(future.result())
     except KeyboardInterrupt:
         pool.shutdown(wait=False, cancel_futures=True)
         for worker in multiprocessing.active_children():  # the pool's workers: their games are dropped
@@ -320,25 +307,18 @@ def run_tournament(
     end_live(out)  # games shown as playing by a run that was killed
     with ResultsWriter(results_path) as writer, contextlib.ExitStack() as stack:
         stack.callback(end_live, out)
+
+        def keep(record: GameRecord) -> None:
+            writer.append(record)
+            end_live(out, record.id)
+            done[record.id] = record
+            bar.update()
+
         if workers <= 1:
             for scheduled in pending:
                 if stop is not None and stop(list(done.values())):
                     break
-                record = _play(
-                    entry,
-                    scheduled,
-                    config.max_plies,
-                    config.seed,
-                    config.options,
-                    config.time_control,
-                    config.adjudication,
-                    out,
-                    config.time_margin,
-                )
-                writer.append(record)
-                end_live(out, record.id)
-                done[record.id] = record
-                bar.update()
+                keep(_play(entry, scheduled, config, out))
         else:
             # Spawned, not forked, workers: a fork of a process whose torch thread pools are
             # running (after loading a network) can deadlock in the child.
@@ -348,39 +328,17 @@ def run_tournament(
                 initializer=_start_worker,
                 initargs=(os.getpid(), max(1, (os.cpu_count() or 1) // workers)),
             ) as pool:
-                running = {
-                    pool.submit(
-                        _play,
-                        entry,
-                        g,
-                        config.max_plies,
-                        config.seed,
-                        config.options,
-                        config.time_control,
-                        config.adjudication,
-                        out,
-                        config.time_margin,
-                    )
-                    for g in pending
-                }
-
-                def keep(future: Future[GameRecord]) -> None:
-                    record = future.result()
-                    writer.append(record)
-                    end_live(out, record.id)
-                    done[record.id] = record
-                    bar.update()
-
+                running = {pool.submit(_play, entry, g, config, out) for g in pending}
                 try:
                     while running:
                         finished, running = wait(running, return_when=FIRST_COMPLETED)
                         for future in finished:
-                            keep(future)
+                            keep(future.result())
                         if stop is not None and stop(list(done.values())):
                             running = _cancel_queued(running)
                             wait(running)
                             for future in running:
-                                keep(future)
+                                keep(future.result())
                             break
                 except KeyboardInterrupt:
                     _finish_in_flight(pool, running, keep)

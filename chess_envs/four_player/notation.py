@@ -16,7 +16,10 @@ NUM_SQUARES = SIZE * SIZE
 RED, BLUE, YELLOW, GREEN, DEAD = 0, 1, 2, 3, 4
 PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, PROMOTED_QUEEN = 1, 2, 3, 4, 5, 6, 7
 PIECE_LETTERS = " PNBRQKQ"
-FFA, TEAMS = "ffa", "teams"
+FFA = "ffa"
+"""Free-For-All (``mode="ffa"``, the default): each for their own points"""
+TEAMS = "teams"
+"""Teams (``mode="teams"``): Red and Yellow against Blue and Green"""
 MODES = (FFA, TEAMS)
 
 START_FEN4 = (

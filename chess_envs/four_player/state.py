@@ -14,7 +14,7 @@ planes are relative too: 0 the player, 1 the next player clockwise, 2 the one op
 previous one.
 
 Observation, shape ``(25 * history + 23, 14, 14)`` (123 with the default ``history=4``),
-float32. For each history step ``t`` (0 = now; steps before the first known position are zeros):
+float32. For each history step ``t`` (0 = now; steps before the first known position are zeros)::
 
     25t + 6s + 0..5   relative seat s's live pawns, knights, bishops, rooks, queens (promoted
                       ones included), king (s = 0..3)
@@ -76,6 +76,7 @@ from chess_envs.native import TERMINATIONS, NativeState, core
 
 MOVE_TYPES = 109
 NUM_ACTIONS = NUM_SQUARES * MOVE_TYPES
+"""the size of the action space: a from-square times a move type (21,364)"""
 _ORTHOGONAL = ((-1, 0), (0, 1), (1, 0), (0, -1))
 _DIAGONAL = ((-1, 1), (1, 1), (1, -1), (-1, -1))
 _KNIGHT_STEPS = ((-2, 1), (-1, 2), (1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1))

@@ -13,6 +13,7 @@ SIZE = 6
 NUM_SQUARES = SIZE * SIZE
 PAWN, KNIGHT, ROOK, QUEEN, KING = 1, 2, 3, 4, 5
 PIECE_LETTERS = {PAWN: "p", KNIGHT: "n", ROOK: "r", QUEEN: "q", KING: "k"}
+"""piece type -> its FEN letter (lowercase; no bishops in Los Alamos chess)"""
 LETTER_PIECES = {letter: piece for piece, letter in PIECE_LETTERS.items()}
 PROMOTIONS = (QUEEN, ROOK, KNIGHT)
 MIRROR = tuple((SIZE - 1 - sq // SIZE) * SIZE + sq % SIZE for sq in range(NUM_SQUARES))
@@ -51,6 +52,7 @@ def parse_uci(text: str) -> int:
 
 _LAYOUT = queen_knight_layout(SIZE, (KNIGHT, ROOK))
 NUM_ACTIONS = len(_LAYOUT)
+"""the size of the action space: a from-square times a move type (1,944)"""
 
 
 def _move_tables() -> tuple[list[dict[int, int]], list[list[int]]]:

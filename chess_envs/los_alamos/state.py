@@ -45,6 +45,7 @@ from chess_envs.los_alamos.encoding import (
 from chess_envs.native import NativeState, action_table, core
 
 START_FEN = "rnqknr/pppppp/6/6/PPPPPP/RNQKNR w - - 0 1"
+"""the starting position, as a FEN of the 6x6 board"""
 
 _PLANES_PER_STEP = 12
 _META_PLANES = 3

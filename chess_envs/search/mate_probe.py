@@ -64,15 +64,8 @@ class MateProbe:
         return True
 
     def _attack_wins(self, moves: int) -> bool:
-        for action in self.state.legal_actions():
-            if not self._spend():
-                return False
-            self.state.apply(int(action))
-            won = self._after_attack(moves)
-            self.state.undo()
-            if won:
-                return True
-        return False
+        # Once the budget is spent, wins_with is False for every move left, and plays nothing.
+        return any(self.wins_with(int(action), moves) for action in self.state.legal_actions())
 
 
 def probe_root(

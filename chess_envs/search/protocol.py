@@ -46,7 +46,7 @@ class PolicyOutput:
     """float32 ``[B]``: the mover's expected outcome in [-1, 1] after the chosen move (its edge's mean
     value; the root's value when it was not visited)"""
     trees: tuple[Any, ...]
-    """the searched trees (their ``root`` nodes hold the statistics; see :func:`principal_variation`)"""
+    """the searched trees (their ``root`` nodes hold the statistics; see :func:`most_visited_line`)"""
 
 
 class Search(Protocol):
@@ -138,15 +138,16 @@ def root_statistics(node: Any, index: int) -> tuple[float, float]:
     """(root value, score of the action at ``index``) for the root ``node``'s mover."""
     visits, values = node.visits, node.values
     total = visits.sum()
-    network = float(node.value[node.player])
-    root = float(values.sum() / total) if total > 0 else network
+    root = float(values.sum() / total) if total > 0 else float(node.value[node.player])  # unvisited: the network's
     score = float(values[index] / visits[index]) if visits[index] > 0 else root
     return root, score
 
 
-def principal_variation(tree: Any, limit: int = 64) -> list[int]:
-    """The most visited line from ``tree``'s root, as actions (at most ``limit``)."""
-    return most_visited_line(tree.root, limit)
+def child_after(node: Any, action: int) -> Any:
+    """The child of ``node`` (a node view) that ``action`` leads to: None when it was never
+    expanded, or when ``action`` is not a move there."""
+    index = np.flatnonzero(node.actions == action)
+    return node.children[int(index[0])] if len(index) else None
 
 
 def most_visited_line(node: Any, limit: int = 64) -> list[int]:

@@ -29,6 +29,7 @@ from chess_envs.search.protocol import (
     Evaluator,
     PolicyOutput,
     checked_trees,
+    child_after,
     quantize_planes,
     restricted_priors,
     root_statistics,
@@ -69,8 +70,6 @@ class EvaluationCache:
         return digest.digest()
 
     def get(self, key: bytes) -> tuple[np.ndarray, np.ndarray] | None:
-        if not key:
-            return None
         entry = self._entries.get(key)
         if entry is not None:
             self._entries.move_to_end(key)
@@ -178,11 +177,7 @@ class PythonSearchTree:
 
     def advance(self, action: int) -> None:
         """Play ``action`` and keep its subtree as the new root (tree reuse)."""
-        child = None
-        if self.root is not None:
-            index = np.flatnonzero(self.root.actions == action)
-            if len(index):
-                child = self.root.children[int(index[0])]
+        child = None if self.root is None else child_after(self.root, action)
         self._state.apply(action)
         self.root = child
         self._gumbel = self._candidates = self.forced = self._only = None
@@ -231,7 +226,6 @@ class PythonMCTS:
             root_values, scores = np.zeros(len(trees), np.float32), np.zeros(len(trees), np.float32)
             for i, tree in enumerate(trees):
                 root = tree.node
-                assert root is not None
                 weights.append(self._improved_policy(tree).astype(np.float32))
                 action = self._choose(tree, float(temps[i]))
                 root_values[i], scores[i] = root_statistics(root, int(np.flatnonzero(root.actions == action)[0]))
@@ -265,9 +259,8 @@ class PythonMCTS:
 
     # -- the search ------------------------------------------------------------------------
 
-    def _search(self, trees: list[PythonSearchTree], simulations: int | None = None) -> None:
-        """Run ``simulations`` (default: the config's) simulations in every tree."""
-        budget = self.config.simulations if simulations is None else simulations
+    def _search(self, trees: list[PythonSearchTree], budget: int) -> None:
+        """Run ``budget`` simulations in every tree."""
         self._expand_roots(trees)
         remaining = {}
         for tree in trees:
@@ -511,8 +504,6 @@ class PythonMCTS:
         }
         if wins:  # the shortest proven win
             return int(root.actions[min(wins, key=lambda i: (wins[i], -root.visits[i]))])
-        visits = root.visits
-        if temperature <= 0:
-            best = np.flatnonzero(visits == visits.max())
-            return int(root.actions[best[0]])
-        return int(root.actions[sample_visits(visits, temperature, self.rng)])
+        if temperature <= 0:  # the first of the most visited
+            return int(root.actions[np.argmax(root.visits)])
+        return int(root.actions[sample_visits(root.visits, temperature, self.rng)])

@@ -128,6 +128,7 @@ ENCODINGS: dict[str, ActionEncoding] = {
     "alphazero": ActionEncoding("alphazero", queen_knight_layout(8, UNDERPROMOTION_PIECES)),
     "from_to": ActionEncoding("from_to", _from_to_moves()),
 }
+"""the action encodings by name: ``alphazero`` (4,672 actions) and ``from_to`` (4,272)"""
 
 
 def get_encoding(name: str) -> ActionEncoding:

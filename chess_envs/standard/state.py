@@ -20,7 +20,7 @@ followed by seven constant planes (``c = 14 * history``):
     c + 6   no-progress count: min(halfmove clock, 150) / 150 (the 75-move rule at 1.0)
 
 Actions: see :mod:`chess_envs.standard.encoding`. The rules run in C++ (``src/native``);
-python-chess checks a FEN given by the user, builds :attr:`ChessState.board` on demand for
+python-chess checks a FEN given by the user, builds ``ChessState.board`` on demand for
 SAN, PGN and engines, and is the oracle of the tests, with a pure-Python reference state
 (``tests/standard/reference.py``) as the reference of the planes.
 """

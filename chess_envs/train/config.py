@@ -8,12 +8,12 @@ A trainer's config is a dataclass whose fields are sections::
         run: RunSection = section(RunSection, run_name="dqn")
         ...
 
-``parse_args(DQNConfig, PRESETS, argv)`` gives every field of every section a flag
-(``--learning-rate``; names are unique across a config's sections), applies ``--preset NAME``
-first and the flags given over it. :func:`build` does the same from keyword arguments, and
+``make_parser(DQNConfig, PRESETS)`` gives every field of every section a flag
+(``--learning-rate``; names are unique across a config's sections), and :func:`parse_args` applies
+``--preset NAME`` first and the flags given over it. :func:`build` does the same from keyword arguments, and
 :func:`from_dict` reads a config written by :func:`to_dict` (nested; 0.3's renamed settings under
-their new names, :data:`RENAMED`) or by 0.2 (flat).
-Building a config validates it (:func:`validate`) and touches nothing else: no file is read.
+their new names, ``RENAMED``) or by 0.2 (flat).
+Building a config validates it (``validate``) and touches nothing else: no file is read.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from typing import Any, NoReturn, TypeVar, cast
 from chess_envs.fields import arg, check_fields, kind_of, parse_value
 
 C = TypeVar("C", bound="Config")
+"""a trainer's config class"""
 
-__all__ = ["Config", "arg", "build", "fail", "from_dict", "parse_args", "section", "settings", "to_dict"]
+__all__ = ["Config", "arg", "build", "fail", "from_dict", "make_parser", "parse_args", "section", "settings", "to_dict"]
 
 RENAMED = {"search_threads": "threads"}
 """settings renamed since a run folder may have been written: old name -> today's (0.3 -> 0.4)"""
@@ -109,12 +110,11 @@ def from_dict(cls: type[C], data: dict[str, Any]) -> C:
     return build(cls, **{RENAMED.get(name, name): value for name, value in data.items()})
 
 
-def parse_args(
-    cls: type[C], presets: dict[str, dict[str, Any]], argv: list[str] | None = None, description: str = ""
-) -> C:
-    """The config of a command line: ``--preset NAME`` first, then the flags given (one per field,
-    grouped by section in ``--help``); a bad value ends the program with argparse's usage error."""
-    parser = argparse.ArgumentParser(description=description)
+def make_parser(
+    cls: type[Config], presets: dict[str, dict[str, Any]], description: str = "", prog: str | None = None
+) -> argparse.ArgumentParser:
+    """The command line of a trainer's config: ``--preset NAME``, and a flag per field, grouped by section."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--preset", choices=sorted(presets), help="a named set of defaults; flags override it")
     groups: dict[str, argparse._ArgumentGroup] = {}
     for name, (part, item) in settings(cls).items():
@@ -134,6 +134,19 @@ def parse_args(
             options.update(nargs="?", const=True, metavar="{true,false}")
         names = [name, *(before for before, now in RENAMED.items() if now == name)]  # 0.3's flag still works
         group.add_argument(*("--" + flag.replace("_", "-") for flag in names), dest=name, **options)
+    return parser
+
+
+def parse_args(
+    cls: type[C],
+    presets: dict[str, dict[str, Any]],
+    argv: list[str] | None = None,
+    parser: argparse.ArgumentParser | None = None,
+) -> C:
+    """The config of a command line read by ``parser`` (default: :func:`make_parser`'s for ``cls`` and
+    ``presets``): ``--preset NAME`` first, then the flags given; a bad value ends the program with
+    argparse's usage error."""
+    parser = parser or make_parser(cls, presets)
     namespace = parser.parse_args(argv)
     values = dict(presets.get(namespace.preset, {})) if namespace.preset else {}
     values.update({k: v for k, v in vars(namespace).items() if k != "preset"})  # only the flags given

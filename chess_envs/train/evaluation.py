@@ -19,8 +19,7 @@ def baseline_scores(game: str, agent: Agent, games: int, max_plies: int, seed: i
         total = 0.0
         for index in range(games):
             seat = index % seats_count
-            seats: list[Agent] = [opponent] * seats_count
-            seats[seat] = agent
+            seats: list[Agent] = [agent if s == seat else opponent for s in range(seats_count)]
             record = play_game(game, seats, new_state(game).to_text(), max_plies=max_plies)
             total += record.scores[seat]
         scores[f"eval/score_vs_{name}"] = total / games

@@ -4,9 +4,11 @@
 #pragma once
 #include <nanobind/nanobind.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "buffers.hpp"
 
@@ -26,6 +28,19 @@ T* checked(buffers::Array<T>& array, std::size_t size, const char* what) {
         throw std::invalid_argument(std::string(what) + " buffer has " + std::to_string(array.size()) +
                                     " elements, expected " + std::to_string(size));
     return array.data();
+}
+
+// A numpy array of its own with a copy of the `size` values at `values`.
+template <class T>
+buffers::Array<T> owned(const T* values, std::size_t size) {
+    auto* data = new T[size];
+    std::copy(values, values + size, data);
+    nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<T*>(p); });
+    return buffers::Array<T>(data, {size}, owner);
+}
+template <class T>
+buffers::Array<T> owned(const std::vector<T>& values) {
+    return owned(values.data(), values.size());
 }
 
 // The UTF-8 text of a Python str; strings that have none (lone surrogates) are a ValueError, not a TypeError.

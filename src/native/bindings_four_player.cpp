@@ -31,11 +31,11 @@ using buffers::exact;
 
 namespace {
 
-// A four-player board from the fields of the Python reference board (which parsed the FEN4).
-four::FourBoard make_four_board(const std::vector<int>& squares, int turn, const std::vector<bool>& live,
-                                const std::vector<bool>& kingside, const std::vector<bool>& queenside,
-                                const std::vector<int>& points, int halfmove_clock, const std::vector<int>& en_passant,
-                                bool teams) {
+// FourPlayerBoard(...): a four-player board from the fields of the Python reference board (which parsed the FEN4).
+void init_four_board(four::FourBoard* self, const std::vector<int>& squares, int turn, const std::vector<bool>& live,
+                     const std::vector<bool>& kingside, const std::vector<bool>& queenside,
+                     const std::vector<int>& points, int halfmove_clock, const std::vector<int>& en_passant,
+                     bool teams) {
     if (squares.size() != four::SQUARES || live.size() != 4 || kingside.size() != 4 || queenside.size() != 4 ||
         points.size() != 4 || en_passant.size() != 8)
         throw std::invalid_argument("four-player board fields have the wrong sizes");
@@ -67,7 +67,16 @@ four::FourBoard make_four_board(const std::vector<int>& squares, int turn, const
     }
     state.turn = turn;
     state.halfmove_clock = halfmove_clock;
-    return four::FourBoard(state, teams);
+    new (self) four::FourBoard(state, teams);
+}
+
+// (squares, turn, live, points, kingside, queenside, halfmove clock, game over, winning team or -1)
+auto snapshot(const four::FourState& s) {
+    std::vector<bool> live(s.live, s.live + 4), kingside(s.castling[0], s.castling[0] + 4),
+        queenside(s.castling[1], s.castling[1] + 4);
+    return std::make_tuple(std::vector<int>(s.squares.begin(), s.squares.end()), s.turn, live,
+                           std::vector<int>(s.points, s.points + 4), kingside, queenside, s.halfmove_clock, s.game_over,
+                           s.winner_team);
 }
 
 }  // namespace
@@ -75,16 +84,8 @@ four::FourBoard make_four_board(const std::vector<int>& squares, int turn, const
 void chess_envs::bindings::bind_four_player(nb::module_& m) {
     using four::FourBoard;
     nb::class_<FourBoard>(m, "FourPlayerBoard")
-        .def(
-            "__init__",
-            [](FourBoard* self, const std::vector<int>& squares, int turn, const std::vector<bool>& live,
-               const std::vector<bool>& kingside, const std::vector<bool>& queenside, const std::vector<int>& points,
-               int halfmove_clock, const std::vector<int>& en_passant, bool teams) {
-                new (self) FourBoard(make_four_board(squares, turn, live, kingside, queenside, points, halfmove_clock,
-                                                     en_passant, teams));
-            },
-            "squares"_a, "turn"_a, "live"_a, "kingside"_a, "queenside"_a, "points"_a, "halfmove_clock"_a,
-            "en_passant"_a, "teams"_a)
+        .def("__init__", &init_four_board, "squares"_a, "turn"_a, "live"_a, "kingside"_a, "queenside"_a, "points"_a,
+             "halfmove_clock"_a, "en_passant"_a, "teams"_a)
         .def_static(
             "from_fen4",
             [](nb::handle text, bool teams) { return FourBoard(four::parse_fen4(text_of(text, "FEN4")), teams); },
@@ -115,16 +116,7 @@ void chess_envs::bindings::bind_four_player(nb::module_& m) {
                 return board.perft(depth);
             },
             "depth"_a)
-        .def("snapshot", [](const FourBoard& b) {
-            // (squares, turn, live, points, kingside, queenside, halfmove clock, game over, winning team or -1)
-            const four::FourState& s = b.state();
-            std::vector<int> squares(s.squares.begin(), s.squares.end());
-            std::vector<bool> live(s.live, s.live + 4), kingside(s.castling[0], s.castling[0] + 4),
-                queenside(s.castling[1], s.castling[1] + 4);
-            std::vector<int> points(s.points, s.points + 4);
-            return std::make_tuple(squares, s.turn, live, points, kingside, queenside, s.halfmove_clock, s.game_over,
-                                   s.winner_team);
-        });
+        .def("snapshot", [](const FourBoard& b) { return snapshot(b.state()); });
     using four::FourActionTable;
     using four::FourGame;
     nb::class_<FourActionTable>(m, "FourPlayerActionTable")
@@ -162,10 +154,7 @@ void chess_envs::bindings::bind_four_player(nb::module_& m) {
              [](FourGame& g) {
                  std::vector<std::int64_t> buffer(std::size_t(g.num_legal()));
                  g.legal_actions(buffer.data());
-                 auto* data = new std::int64_t[buffer.size()];
-                 std::copy(buffer.begin(), buffer.end(), data);
-                 nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<std::int64_t*>(p); });
-                 return Array<std::int64_t>(data, {buffer.size()}, owner);
+                 return owned(buffer);
              })
         .def("legal_mask_bool",
              [](FourGame& g, nb::handle out) {
@@ -188,18 +177,14 @@ void chess_envs::bindings::bind_four_player(nb::module_& m) {
              })
         .def("snapshot",
              [](const FourGame& g) {
+                 // The board's snapshot, then the en passant squares (skipped, landing) of each colour.
                  const four::FourState& s = g.board().state();
-                 std::vector<int> squares(s.squares.begin(), s.squares.end());
-                 std::vector<bool> live(s.live, s.live + 4), kingside(s.castling[0], s.castling[0] + 4),
-                     queenside(s.castling[1], s.castling[1] + 4);
-                 std::vector<int> points(s.points, s.points + 4);
                  std::vector<int> en_passant;
                  for (int c = 0; c < 4; ++c) {
                      en_passant.push_back(s.ep_skipped[c]);
                      en_passant.push_back(s.ep_landing[c]);
                  }
-                 return std::make_tuple(squares, s.turn, live, points, kingside, queenside, s.halfmove_clock,
-                                        s.game_over, s.winner_team, en_passant);
+                 return std::tuple_cat(snapshot(s), std::make_tuple(std::move(en_passant)));
              })
         .def("moves_played", [](const FourGame& g) { return g.moves_played(); })
         .def("code_at",

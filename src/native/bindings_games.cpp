@@ -8,7 +8,6 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -35,11 +34,7 @@ void bind_game(nb::module_& m, const char* name) {
         .def(
             "__init__",
             [](G* self, nb::handle fen, int history, bool flag, std::shared_ptr<const ActionTable> table) {
-                GameOptions options;
-                options.history = history;
-                options.claim_draws = flag;
-                options.adjudicate_insufficient_material = flag;
-                new (self) G(text_of(fen, "fen"), options, std::move(table));
+                new (self) G(text_of(fen, "fen"), GameOptions{history, flag, flag}, std::move(table));
             },
             "fen"_a, "history"_a, "flag"_a, "table"_a,
             "A game from `fen`; `flag` is claim_draws (chess) or adjudicate_insufficient_material (Los Alamos).")
@@ -70,11 +65,7 @@ void bind_game(nb::module_& m, const char* name) {
         .def("legal_actions",
              [](G& g) {
                  std::int64_t buffer[MAX_MOVES];
-                 int n = g.legal_actions(buffer);
-                 auto* data = new std::int64_t[std::size_t(n)];
-                 std::copy(buffer, buffer + n, data);
-                 nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<std::int64_t*>(p); });
-                 return Array<std::int64_t>(data, {std::size_t(n)}, owner);
+                 return owned(buffer, std::size_t(g.legal_actions(buffer)));
              })
         .def("legal_mask",
              [](G& g, nb::handle out) {

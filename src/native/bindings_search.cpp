@@ -19,6 +19,7 @@
 namespace nb = nanobind;
 using namespace nb::literals;
 using namespace chess_envs;
+using namespace chess_envs::bindings;
 using namespace chess_envs::search;
 
 namespace {
@@ -65,14 +66,6 @@ nb::dict search_settings() {
         table[row.name] = nb::make_tuple(value, row.low, row.high);
     }
     return table;
-}
-
-template <class T>
-Array<T> owned(std::vector<T> values) {
-    auto* data = new T[values.size()];
-    std::copy(values.begin(), values.end(), data);
-    nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<T*>(p); });
-    return Array<T>(data, {values.size()}, owner);
 }
 
 // A search as Python holds it: while it holds trees (search.hpp's phases) it also holds their
@@ -164,20 +157,12 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
             [](const T& t, int i) {
                 if (i < 0 || std::size_t(i) >= t.node_count()) throw std::out_of_range("no such node");
                 const Node& n = t.node(i);
-                std::size_t a = std::size_t(n.first), b = a + std::size_t(n.count);
-                std::vector<double> value(n.value.begin(), n.value.end()), proof(n.proof.begin(), n.proof.end());
-                return nb::make_tuple(n.player, n.terminal, n.proven, n.depth, n.n, owned(value), owned(proof),
-                                      owned(std::vector<std::int64_t>(t.action.begin() + std::ptrdiff_t(a),
-                                                                      t.action.begin() + std::ptrdiff_t(b))),
-                                      owned(std::vector<double>(t.prior.begin() + std::ptrdiff_t(a),
-                                                                t.prior.begin() + std::ptrdiff_t(b))),
-                                      owned(std::vector<double>(t.visits.begin() + std::ptrdiff_t(a),
-                                                                t.visits.begin() + std::ptrdiff_t(b))),
-                                      owned(std::vector<double>(t.values.begin() + std::ptrdiff_t(a),
-                                                                t.values.begin() + std::ptrdiff_t(b))),
-                                      owned(std::vector<std::int32_t>(t.child.begin() + std::ptrdiff_t(a),
-                                                                      t.child.begin() + std::ptrdiff_t(b))),
-                                      n.has_logits);
+                std::size_t a = std::size_t(n.first), count = std::size_t(n.count);
+                return nb::make_tuple(n.player, n.terminal, n.proven, n.depth, n.n,
+                                      owned(n.value.data(), n.value.size()), owned(n.proof.data(), n.proof.size()),
+                                      owned(t.action.data() + a, count), owned(t.prior.data() + a, count),
+                                      owned(t.visits.data() + a, count), owned(t.values.data() + a, count),
+                                      owned(t.child.data() + a, count), n.has_logits);
             },
             "index"_a,
             "(player, terminal, proven, depth, n, value, proof, actions, priors, visits, values, children, has_logits)")
@@ -185,9 +170,8 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
             "root_visits",
             [](const T& t) {
                 const Node& n = S::current_root(t);
-                auto a = std::ptrdiff_t(n.first), b = a + n.count;
-                return nb::make_tuple(owned(std::vector<std::int64_t>(t.action.begin() + a, t.action.begin() + b)),
-                                      owned(std::vector<double>(t.visits.begin() + a, t.visits.begin() + b)));
+                return nb::make_tuple(owned(t.action.data() + n.first, std::size_t(n.count)),
+                                      owned(t.visits.data() + n.first, std::size_t(n.count)));
             },
             "(legal actions, visit counts) at the root");
 
@@ -301,9 +285,8 @@ void bind_search_for(nb::module_& m, const char* tree_name, const char* search_n
                     root_values.push_back(float(root));
                     scores.push_back(float(score));
                 }
-                return nb::make_tuple(owned(std::move(actions)), owned(std::move(visits)), owned(std::move(values)),
-                                      owned(std::move(policy)), owned(std::move(offsets)), owned(std::move(choices)),
-                                      owned(std::move(root_values)), owned(std::move(scores)));
+                return nb::make_tuple(owned(actions), owned(visits), owned(values), owned(policy), owned(offsets),
+                                      owned(choices), owned(root_values), owned(scores));
             },
             "trees"_a, "greedy"_a, "gumbel"_a,
             "What a search call answers for its trees, in one call, the trees' root edges end to end: (legal "

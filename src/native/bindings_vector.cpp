@@ -80,11 +80,7 @@ void bind_vector(nb::module_& m, const char* name) {
         "__init__",
         [](E* self, int num_envs, nb::handle fen, int history, bool flag, std::shared_ptr<const ActionTable> table,
            bool random_opponent, int agent_seat, int max_plies, int threads) {
-            GameOptions options;
-            options.history = history;
-            options.claim_draws = flag;
-            options.adjudicate_insufficient_material = flag;
-            Game<V> prototype(text_of(fen, "fen"), options, std::move(table));
+            Game<V> prototype(text_of(fen, "fen"), GameOptions{history, flag, flag}, std::move(table));
             new (self) E(num_envs, prototype, 2, random_opponent, agent_seat, max_plies, threads);
         },
         "num_envs"_a, "fen"_a, "history"_a, "flag"_a, "table"_a, "random_opponent"_a, "agent_seat"_a, "max_plies"_a,

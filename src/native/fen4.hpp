@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "fen.hpp"
 #include "four_player_board.hpp"
 
 namespace chess_envs::four {
@@ -141,23 +142,8 @@ inline std::vector<std::pair<std::string, ExtrasValue>> parse_extras4(const std:
     return extras;
 }
 
-inline std::vector<std::string> split4(const std::string& text, char separator) {
-    std::vector<std::string> parts;
-    std::string current;
-    for (char c : text) {
-        if (c == separator) {
-            parts.push_back(current);
-            current.clear();
-        } else {
-            current += c;
-        }
-    }
-    parts.push_back(current);
-    return parts;
-}
-
 inline std::array<long long, 4> four_ints(const std::string& field, const char* what, bool flags) {
-    std::vector<std::string> parts = split4(field, ',');
+    std::vector<std::string> parts = split(field, ',', false);
     if (parts.size() != 4) fen4_error(std::string(what) + " must be four comma-separated integers");
     std::array<long long, 4> values{};
     for (std::size_t k = 0; k < 4; ++k) {
@@ -200,10 +186,9 @@ inline FourState parse_fen4(const std::string& fen4) {
         if (end == std::string::npos || end < start) fen4_error("extras open with '{' but never close");
         extras = parse_extras4(text.substr(start, end - start + 1));
         text = text.substr(0, start) + text.substr(end + 1);
-        for (auto& f : split4(text, '-'))
-            if (!f.empty()) fields.push_back(f);
+        fields = split(text, '-', true);
     } else {
-        fields = split4(text, '-');
+        fields = split(text, '-', false);
     }
     if (fields.size() != 7) fen4_error("needs 7 fields separated by '-'");
     FourState s;
@@ -224,12 +209,12 @@ inline FourState parse_fen4(const std::string& fen4) {
     if (!all_digits(fields[5]) || digits_value(fields[5]) > MAX_COUNT)
         fen4_error("halfmove clock must be an integer in [0, 1,000,000]");
     s.halfmove_clock = int(digits_value(fields[5]));
-    std::vector<std::string> ranks = split4(fields[6], '/');
+    std::vector<std::string> ranks = split(fields[6], '/', false);
     if (ranks.size() != SIZE) fen4_error("placement needs 14 ranks separated by '/'");
     const std::string colours = "rbygd", types = " PNBRQK";
     for (int row = 0; row < SIZE; ++row) {
         long long col = 0;
-        for (const std::string& cell : split4(ranks[std::size_t(row)], ',')) {
+        for (const std::string& cell : split(ranks[std::size_t(row)], ',', false)) {
             if (all_digits(cell)) {
                 long long run = digits_value(cell);
                 if (run == 0) fen4_error("a rank has an empty run of 0");
@@ -281,7 +266,7 @@ inline FourState parse_fen4(const std::string& fen4) {
                 entry_text = std::get<std::string>(entry);
                 if (entry_text.empty()) continue;
             }
-            std::vector<std::string> parts = split4(entry_text, ':');
+            std::vector<std::string> parts = split(entry_text, ':', false);
             if (parts.size() != 2) fen4_error("enPassant entry '" + entry_text + "' is not skipped:landing");
             try {
                 s.ep_skipped[c] = parse_square4(parts[0]);

@@ -148,9 +148,7 @@ struct FourState {
 class FourBoard {
   public:
     FourBoard(const FourState& state, bool teams) : s_(state), teams_(teams) {
-        for (int c = 0; c < 4; ++c) {
-            s_.kings[c] = -1;
-        }
+        for (int& king : s_.kings) king = -1;
         for (int sq = 0; sq < SQUARES; ++sq) {
             int code = s_.squares[std::size_t(sq)];
             if (code && (code >> 3) < 4 && (code & 7) == KING) s_.kings[code >> 3] = sq;
@@ -319,28 +317,20 @@ class FourBoard {
         s_.castling[0][colour] = s_.castling[1][colour] = false;
     }
 
+    // The turn passes to the next live player who can move (FFA: the stalemated are taken out on
+    // the way); the game is over when at most one player is left.
     void advance_turn(int mover) {
-        if (s_.game_over || count_live() <= 1) {
-            s_.game_over = true;
-            moves_.clear();
-            moves_ready_ = true;
-            return;
-        }
-        int next = mover;
-        while (true) {
+        for (int next = mover; !s_.game_over && count_live() > 1;) {
             next = (next + 1) % 4;
             if (!s_.live[next]) continue;
             s_.turn = next;
             if (teams_ || has_legal_move(next)) return;  // its moves are generated when asked for
             eliminate(next);
             s_.points[next] += STALEMATE_POINTS;
-            if (count_live() <= 1) {
-                s_.game_over = true;
-                moves_.clear();
-                moves_ready_ = true;
-                return;
-            }
         }
+        s_.game_over = true;
+        moves_.clear();
+        moves_ready_ = true;
     }
 
     // Castling squares per colour from where its king starts (modern or classic set-up).

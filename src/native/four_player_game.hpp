@@ -73,11 +73,7 @@ class FourGame {
         return standings(final_points_)[std::size_t(seat)];
     }
     int num_moves() { return int(legal().size()); }
-    void play_index(int i) {
-        played_.push_back(legal()[std::size_t(i)]);
-        board_.push(played_.back());
-        record();
-    }
+    void play_index(int i) { play_move(std::uint32_t(legal()[std::size_t(i)])); }
 
     // The moves played since the first position, oldest first.
     const std::vector<int>& moves_played() const { return played_; }
@@ -165,9 +161,7 @@ class FourGame {
         const std::vector<int>& moves = legal();
         for (std::size_t i = 0; i < moves.size(); ++i)
             if (actions_[i] == action) {
-                played_.push_back(moves[i]);
-                board_.push(moves[i]);
-                record();
+                play_move(std::uint32_t(moves[i]));
                 return true;
             }
         return false;
@@ -266,12 +260,6 @@ class FourGame {
         return table;
     }
 
-    static u64 mix(u64 z) {  // splitmix64's finaliser
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31);
-    }
-
     static constexpr int WORDS = (SQUARES + 7) / 8;
 
     // Random keys: one per 8-square word of the board, then the extras of position_key().
@@ -279,7 +267,7 @@ class FourGame {
         static std::array<u64, WORDS + 64> keys = [] {
             std::array<u64, WORDS + 64> k{};
             u64 state = 0x4F1BBCDCBFA53E0BULL;
-            for (u64& key : k) key = mix(state += 0x9E3779B97F4A7C15ULL);
+            for (u64& key : k) key = splitmix64(state);
             return k;
         }();
         return keys;
@@ -294,7 +282,7 @@ class FourGame {
         u64 words[WORDS] = {};
         std::memcpy(words, s.squares.data(), SQUARES);
         u64 key = 0;
-        for (int w = 0; w < WORDS; ++w) key ^= mix(words[w] ^ z[std::size_t(w)]);
+        for (int w = 0; w < WORDS; ++w) key ^= mix64(words[w] ^ z[std::size_t(w)]);
         const u64* extra = z.data() + WORDS;
         key ^= extra[s.turn];
         for (int c = 0; c < 4; ++c) {

@@ -86,12 +86,7 @@ const ByteRows<T>& byte_rows() {
 
 // A line's key after one more position: splitmix64's finaliser over the previous line key and the
 // position's repetition key.
-inline u64 line_key(u64 line, u64 position) {
-    u64 z = line * 0x9E3779B97F4A7C15ULL ^ position;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
+inline u64 line_key(u64 line, u64 position) { return mix64(line * 0x9E3779B97F4A7C15ULL ^ position); }
 
 struct GameOptions {
     int history = 8;
@@ -141,7 +136,6 @@ class Game {
     }
 
     const Pos& position() const { return pos_; }
-    int history() const { return options_.history; }
     int num_actions() const { return table_->num_actions; }
     int plies() const { return int(undos_.size()); }
     int repetitions() const { return frames_.back().count; }
@@ -197,7 +191,6 @@ class Game {
         }
         return list.size;
     }
-    void play_move(Move m) { play(m); }
 
     // 0/1 per action into `out` (num_actions bytes); all zero once the game is over.
     void legal_mask(std::uint8_t* out) {
@@ -212,13 +205,14 @@ class Game {
         const MoveList& list = legal();
         for (int i = 0; i < list.size; ++i)
             if (actions_[i] == action) {
-                play(list.moves[i]);
+                play_move(list.moves[i]);
                 return true;
             }
         return false;
     }
 
-    void play(Move m) {
+    // Plays `m`, a legal move here (the search and the mate probe play moves by their codes).
+    void play_move(Move m) {
         undos_.push_back(pos_.make(m));
         record();
     }
@@ -252,7 +246,7 @@ class Game {
         return w < 0 ? 0.0f : (w == seat ? 1.0f : -1.0f);
     }
     int num_moves() { return legal().size; }
-    void play_index(int i) { play(legal().moves[i]); }
+    void play_index(int i) { play_move(legal().moves[i]); }
     bool in_check() const { return pos_.in_check(); }
 
     // Observation planes for `player` into `out` (num_planes() * N * N floats).

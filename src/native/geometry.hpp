@@ -16,6 +16,15 @@ inline int pop_lsb(u64& b) {
     return s;
 }
 
+// splitmix64's finaliser (Zobrist keys, line keys, hashes), and the next number of the generator
+// whose state is `state`.
+inline u64 mix64(u64 z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+inline u64 splitmix64(u64& state) { return mix64(state += 0x9E3779B97F4A7C15ULL); }
+
 // Directions N, NE, E, SE, S, SW, W, NW as (file step, rank step): the order of the action layout (docs/chess.md).
 constexpr int DIR_FILE[8] = {0, 1, 1, 1, 0, -1, -1, -1};
 constexpr int DIR_RANK[8] = {1, 1, 0, -1, -1, -1, 0, 1};
@@ -37,14 +46,11 @@ struct Geometry {
     u64 bishop_empty[SQUARES]{};
     u64 between[SQUARES][SQUARES]{};  // squares strictly between two aligned squares
     u64 line[SQUARES][SQUARES]{};     // the whole line through two aligned squares
-    u64 rank_mask[N]{};
 
     static constexpr bool on_board(int f, int r) { return f >= 0 && f < N && r >= 0 && r < N; }
     static constexpr u64 bit(int s) { return 1ULL << s; }
 
     Geometry() {
-        for (int r = 0; r < N; ++r)
-            for (int f = 0; f < N; ++f) rank_mask[r] |= bit(r * N + f);
         for (int s = 0; s < SQUARES; ++s) {
             int f = s % N, r = s / N;
             for (int k = 0; k < 8; ++k) {

@@ -47,12 +47,7 @@ struct Zobrist {
     u64 en_passant_file[8];
     Zobrist() {
         u64 state = 0x9E3779B97F4A7C15ULL;
-        auto next = [&state]() {
-            u64 z = (state += 0x9E3779B97F4A7C15ULL);
-            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-            z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-            return z ^ (z >> 31);
-        };
+        auto next = [&state]() { return splitmix64(state); };
         for (auto& colour : piece)
             for (auto& type : colour)
                 for (u64& key : type) key = next();
@@ -106,7 +101,6 @@ struct Position {
     static const Geo& geo() { return geometry<N>(); }
     u64 all() const { return occupied[0] | occupied[1]; }
     int piece_on(int s) const { return mailbox[s] < 0 ? NO_PIECE : mailbox[s] % 6; }
-    int colour_on(int s) const { return mailbox[s] / 6; }
 
     void put(int colour, int piece, int s) {
         u64 b = 1ULL << s;
@@ -138,7 +132,6 @@ struct Position {
     }
     bool attacked(int s, int by) const { return attackers(s, by, all()) != 0; }
     bool in_check() const { return attacked(king_square[side], side ^ 1); }
-    u64 checkers() const { return attackers(king_square[side], side ^ 1, all()); }
 
     // The mover's pieces pinned to its king.
     u64 pinned() const {

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "geometry.hpp"
 #include "in_use.hpp"
 #include "mate.hpp"
 #ifdef _OPENMP
@@ -109,12 +110,6 @@ struct Key {
 struct KeyHash {
     std::size_t operator()(const Key& k) const { return std::size_t(k.a ^ (k.b * 0x9E3779B97F4A7C15ULL)); }
 };
-
-inline std::uint64_t mix64(std::uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
 
 // Two independent multiply-rotate lanes over 8-byte words, finished with splitmix.
 inline Key hash_bytes(const void* data, std::size_t size, Key seed) {
@@ -311,7 +306,6 @@ class Tree {
         Tree fresh(game_);
         if (keep >= 0) fresh.root_ = fresh.copy_subtree(*this, keep);
         replace_nodes(fresh);
-        root_plies_ = root_ >= 0 ? game_->plies() : -1;
     }
 
     void clear() {
@@ -323,7 +317,6 @@ class Tree {
     void forget() {
         Tree fresh(game_);
         replace_nodes(fresh);
-        root_plies_ = -1;
     }
 
     std::size_t node_count() const { return nodes_.size(); }
@@ -343,6 +336,7 @@ class Tree {
         values = std::move(fresh.values);
         child = std::move(fresh.child);
         root_ = fresh.root_;
+        root_plies_ = root_ >= 0 ? game_->plies() : -1;
     }
 
     int copy_subtree(const Tree& from, int source) {
@@ -421,9 +415,7 @@ class Search {
         end_search();
     }
 
-    const Config& config() const { return config_; }
     int num_actions() const { return num_actions_; }
-    Cache& cache() { return *cache_; }
     std::size_t planes_size() const { return planes_size_; }
     std::atomic<long long> simulations_done{0};
 
@@ -689,19 +681,9 @@ class Search {
             return out;
         }
         if (gumbel && r.has_logits) {
-            double fill = r.value[std::size_t(r.player)];
-            std::vector<double> q(out.size());
-            for (int k = 0; k < r.count; ++k) {
-                std::size_t e = std::size_t(r.first + k);
-                q[std::size_t(k)] = tree.visits[e] > 0 ? tree.values[e] / tree.visits[e] : fill;
-            }
-            double scale = sigma_scale(tree, r);
+            out = completed_scores(tree, r, false, r.value[std::size_t(r.player)]);
             double top = -INFINITY;
-            for (int k = 0; k < r.count; ++k) {
-                out[std::size_t(k)] =
-                    std::log(std::max(tree.prior[std::size_t(r.first + k)], 1e-12)) + scale * q[std::size_t(k)];
-                top = std::max(top, out[std::size_t(k)]);
-            }
+            for (double x : out) top = std::max(top, x);
             double sum = 0;
             for (double& x : out) sum += (x = std::exp(x - top));
             for (double& x : out) x /= sum;
@@ -720,7 +702,7 @@ class Search {
         const Node& r = searched_root(tree, "a move");
         if (tree.forced >= 0) return tree.forced;
         if (tree.gumbel_active) {
-            std::vector<double> score = gumbel_scores(tree, r);
+            std::vector<double> score = completed_scores(tree, r, true, 0.0);
             int best = tree.candidates[0];
             for (int c : tree.candidates)
                 if (score[std::size_t(c)] > score[std::size_t(best)]) best = c;
@@ -1159,14 +1141,16 @@ class Search {
         return (config_.gumbel_c_visit + most) * config_.gumbel_c_scale;
     }
 
-    // gumbel + log prior + sigma(q), q = 0 where unvisited, for every root action.
-    std::vector<double> gumbel_scores(const Tree<G>& tree, const Node& r) const {
+    // log prior + sigma(q) for every root action, q = `unvisited` where the edge has no visit, plus the
+    // Gumbel noise when `with_gumbel` (with q = 0: the scores Gumbel's halving and choice rank by).
+    std::vector<double> completed_scores(const Tree<G>& tree, const Node& r, bool with_gumbel, double unvisited) const {
         double scale = sigma_scale(tree, r);
         std::vector<double> score(std::size_t(r.count));
         for (int k = 0; k < r.count; ++k) {
             std::size_t e = std::size_t(r.first + k);
-            double q = tree.visits[e] > 0 ? tree.values[e] / tree.visits[e] : 0.0;
-            score[std::size_t(k)] = tree.gumbel[std::size_t(k)] + std::log(std::max(tree.prior[e], 1e-12)) + scale * q;
+            double q = tree.visits[e] > 0 ? tree.values[e] / tree.visits[e] : unvisited;
+            double noise = with_gumbel ? tree.gumbel[std::size_t(k)] : 0.0;
+            score[std::size_t(k)] = noise + std::log(std::max(tree.prior[e], 1e-12)) + scale * q;
         }
         return score;
     }
@@ -1174,7 +1158,7 @@ class Search {
     int gumbel_select(Tree<G>& tree) {
         const Node& r = tree.node(tree.root());
         if (tree.candidates.size() > 1 && min_candidate_visits(tree) >= tree.phase_target) {
-            std::vector<double> score = gumbel_scores(tree, r);
+            std::vector<double> score = completed_scores(tree, r, true, 0.0);
             std::size_t keep = std::max<std::size_t>(1, tree.candidates.size() / 2);
             std::stable_sort(tree.candidates.begin(), tree.candidates.end(),
                              [&](int x, int y) { return score[std::size_t(x)] > score[std::size_t(y)]; });

@@ -14,7 +14,6 @@ struct StandardChess {
     static constexpr int META_PLANES = 7;
     static constexpr int NO_PROGRESS_SCALE = 150;
     static constexpr const char* NAME = "chess";
-    static constexpr const char* START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 };
 
 // Rules of Fairy-Stockfish's "losalamos": no bishops, castling, double step or en passant;
@@ -29,7 +28,6 @@ struct LosAlamos {
     static constexpr int META_PLANES = 3;
     static constexpr int NO_PROGRESS_SCALE = 100;
     static constexpr const char* NAME = "los_alamos";
-    static constexpr const char* START_FEN = "rnqknr/pppppp/6/6/PPPPPP/RNQKNR w - - 0 1";
 };
 
 }  // namespace chess_envs

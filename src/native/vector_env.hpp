@@ -16,12 +16,7 @@ namespace chess_envs {
 // splitmix64: small, fast and good enough to pick random moves.
 struct Random {
     u64 state = 0;
-    u64 next() {
-        u64 z = (state += 0x9E3779B97F4A7C15ULL);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31);
-    }
+    u64 next() { return splitmix64(state); }
     int below(int n) { return int((unsigned __int128)next() * unsigned(n) >> 64); }
 };
 

@@ -23,7 +23,8 @@ simulations a move, and the uint8 planes the network evaluators take)"""
 
 @dataclass
 class AlphaZeroOptions:
-    """The agent's own options (spec names); its search settings are :class:`MCTSConfig`'s rows."""
+    """The agent's own options (spec names); its search settings are
+    :class:`~chess_envs.search.settings.MCTSConfig`'s rows."""
 
     temperature: float = arg(0.0, "move temperature (0: the most visited move)", low=0, high=100)
     device: str = arg("auto", "torch device: auto, cpu, cuda[:N]")
@@ -44,10 +45,11 @@ class AlphaZeroOptions:
 class AlphaZeroAgent(SearchAgent):
     """PUCT search guided by a trained network; deterministic at temperature 0 (the default).
 
-    Spec options (each declared once, with its doc and bounds): the search's rows of :class:`MCTSConfig`
-    by their spec names (``sims``, ``cpuct``, ``fpu``, ``root_fpu``, ``leaves``, ``cache_mb``, ``gumbel``,
-    ``mate``) and :class:`AlphaZeroOptions` (``temperature``, ``device``, ``seed``, ``runtime``,
-    ``precision``, ``policy_temp``; four-player ``material`` and ``guide``). :meth:`reset` empties the cache.
+    Spec options (each declared once, with its doc and bounds): the search's rows of
+    :class:`~chess_envs.search.settings.MCTSConfig` by their spec names (``sims``, ``cpuct``, ``fpu``,
+    ``root_fpu``, ``leaves``, ``cache_mb``, ``gumbel``, ``mate``) and :class:`AlphaZeroOptions`
+    (``temperature``, ``device``, ``seed``, ``runtime``, ``precision``, ``policy_temp``; four-player
+    ``material`` and ``guide``). :meth:`reset` empties the cache.
     """
 
     evaluator: Evaluators | MaterialEvaluator

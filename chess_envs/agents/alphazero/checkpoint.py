@@ -78,7 +78,5 @@ def export_model(source: str | Path, target: str | Path) -> None:
     payload = load_checkpoint(source)
     keep = {key: payload[key] for key in ("game", "network", "model", "distilled_from") if key in payload}
     keep["counters"] = payload.get("counters", {})
-    for key in ("config", "args"):  # the run's settings (0.2 named them args)
-        if key in payload:
-            keep[key] = payload[key]
+    keep.update({key: payload[key] for key in ("config", "args") if key in payload})  # the run's settings (0.2: args)
     save_checkpoint(target, keep)

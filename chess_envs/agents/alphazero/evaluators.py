@@ -26,7 +26,8 @@ class NetworkEvaluator:
     as numpy, one forward pass per call.
 
     The pass runs on a copy of the network with BatchNorm folded into the convolutions
-    (:func:`fused_for_inference`) in channels-last memory format (both measured faster in
+    (:func:`~chess_envs.agents.alphazero.network.fused_for_inference`) in channels-last memory format
+    (both measured faster in
     benchmarks/inference_speed.py), rebuilt whenever the network's weights have changed since
     (an optimizer step or ``load_state_dict``), so the caller's network is never switched to
     eval mode or read stale. On CUDA the pass runs in float16 autocast; the same code runs on the CPU.
@@ -56,7 +57,8 @@ class NetworkEvaluator:
         self.seconds = 0.0
         """wall time spent in calls so far (the network's share of a search)"""
         self.teams = False
-        """read a four-player network's per-seat values for Teams (:func:`team_values`)"""
+        """read a four-player network's per-seat values for Teams
+        (:func:`~chess_envs.agents.alphazero.network.team_values`)"""
 
     def _weights_version(self) -> int:
         """Changes whenever a weight or buffer is written in place (PyTorch counts those writes), as an

@@ -27,7 +27,7 @@ import secrets
 import sys
 import time
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -122,9 +122,8 @@ class WebApp:
         with warnings.catch_warnings():  # a line being written now is read next time
             warnings.simplefilter("ignore")
             records = list(read_results(folder / RESULTS_FILE).values())
-        config = (
-            json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8")) if (folder / CONFIG_FILE).exists() else {}
-        )
+        path = folder / CONFIG_FILE
+        config = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
         return folder, records, config.get("options") or {}
 
     def new_session(self, message: dict[str, Any]) -> Session:
@@ -155,10 +154,8 @@ class WebApp:
 
 
 def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        return host == "localhost" or ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
 
@@ -290,8 +287,7 @@ class Connection:
                     record = read_results(folder / RESULTS_FILE).get(game_id)
                 session.live = False
             if self.session is session and (record is None or session.catch_up(record) or not session.live):
-                with contextlib.suppress(Exception):  # the page went away
-                    await self.send(session.view(self.app.pool))
+                await self._try_send(session.view(self.app.pool))  # the page may have gone away
 
     async def play_agents(self, session: Session) -> None:
         """Agent seats move until a human is to move or the game ends; a takeback, a new game or a
@@ -308,8 +304,7 @@ class Connection:
             if thought is not None:
                 session.analysis = analysis_of(state, thought)
             session.play(action)
-            with contextlib.suppress(Exception):  # the page went away: the game stays for a reload
-                await self.send(session.view(self.app.pool))
+            await self._try_send(session.view(self.app.pool))  # the page may have gone: the game stays for a reload
             if HUMAN not in session.seats and self.app.move_delay:
                 await asyncio.sleep(self.app.move_delay)
 
@@ -325,15 +320,13 @@ def create_app(
     """The Starlette application serving the page and its WebSocket."""
     web = WebApp(specs, host, port, token, searches, move_delay, tournaments)
 
-    def guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
-        async def check(request: Request) -> Response:
-            why = web.allowed(request.headers, request.query_params, token=False)
-            return PlainTextResponse(why, status_code=403) if why else await handler(request)
-
-        return check
+    def refusal(request: Request) -> Response | None:
+        """A 403 for an HTTP request :meth:`WebApp.allowed` refuses (the page and its files need no token)."""
+        why = web.allowed(request.headers, request.query_params, token=False)
+        return PlainTextResponse(why, status_code=403) if why else None
 
     async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html")
+        return refusal(request) or FileResponse(STATIC / "index.html")
 
     async def socket(websocket: WebSocket) -> None:
         if web.allowed(websocket.headers, websocket.query_params) is not None:
@@ -356,38 +349,28 @@ def create_app(
                 connection.session.generation += 1  # stop its search; the game stays for a reload
             connection.session = None
 
-    class GuardedStatic(StaticFiles):
-        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-            request = Request(scope)
-            why = web.allowed(request.headers, request.query_params, token=False)
-            if why:
-                await PlainTextResponse(why, status_code=403)(scope, receive, send)
-                return
-            await super().__call__(scope, receive, send)
-
-    app = Starlette(
-        routes=[
-            Route("/", guarded(index)),
-            WebSocketRoute("/ws", socket),
-            Mount("/static", GuardedStatic(directory=STATIC)),
-        ],
-        lifespan=_closing(web),
-    )
-    app.state.web = web
-    return app
-
-
-def _closing(web: WebApp) -> Callable[[Starlette], contextlib.AbstractAsyncContextManager[None]]:
-    """The app's lifespan: the agents (and their engine processes) are closed when it stops."""
-
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        """The agents (and their engine processes) are closed when the app stops."""
         try:
             yield
         finally:
             web.pool.close()
 
-    return lifespan
+    class GuardedStatic(StaticFiles):
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            await (refusal(Request(scope)) or super().__call__)(scope, receive, send)
+
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            WebSocketRoute("/ws", socket),
+            Mount("/static", GuardedStatic(directory=STATIC)),
+        ],
+        lifespan=lifespan,
+    )
+    app.state.web = web
+    return app
 
 
 def default_agents() -> list[str]:
@@ -403,28 +386,34 @@ def default_agents() -> list[str]:
     return specs
 
 
-def main(argv: list[str] | None = None) -> None:
-    import uvicorn
-
-    parser = argparse.ArgumentParser(prog="chess-envs serve", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--agents", nargs="+", help="agent specs offered to the browser (default: shipped networks, "
+def parser() -> argparse.ArgumentParser:
+    """``chess-envs serve``'s command line."""
+    line = argparse.ArgumentParser(prog="chess-envs serve", description=__doc__.split("\n\n")[0])
+    line.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
+    line.add_argument("--port", type=int, default=8000)
+    line.add_argument("--agents", nargs="+", help="agent specs offered to the browser (default: shipped networks, "
                         "random, greedy, installed engines)")  # fmt: skip
-    parser.add_argument("--searches", type=int, default=2, help="agent moves computed at once (agents are copied)")
-    parser.add_argument("--token", help="required in the page's URL (?token=...); made up when --host is not loopback")
-    parser.add_argument("--move-delay", type=float, default=0.5, help="seconds between moves of agent-only games")
-    parser.add_argument(
+    line.add_argument("--searches", type=int, default=2, help="agent moves computed at once (agents are copied)")
+    line.add_argument("--token", help="required in the page's URL (?token=...); made up when --host is not loopback")
+    line.add_argument("--move-delay", type=float, default=0.5, help="seconds between moves of agent-only games")
+    line.add_argument(
         "--tournament",
         type=Path,
         action="append",
         default=[],
         help="a tournament folder (chess-envs tournament --out) to watch: games being played, finished games",
     )
-    args = parser.parse_args(argv)
+    return line
+
+
+def main(argv: list[str] | None = None) -> None:
+    import uvicorn
+
+    command = parser()
+    args = command.parse_args(argv)
     for folder in args.tournament:
         if not (folder / CONFIG_FILE).is_file():
-            parser.error(f"{folder} is not a tournament folder (no {CONFIG_FILE})")
+            command.error(f"{folder} is not a tournament folder (no {CONFIG_FILE})")
     token = args.token or (None if _is_loopback(args.host) else secrets.token_urlsafe(16))
     app = create_app(
         args.agents or default_agents(), args.host, args.port, token, args.searches, args.move_delay, args.tournament

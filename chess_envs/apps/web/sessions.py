@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chess_envs.agents.base import Agent, SearchingAgent, SearchLimits, Thought, make_agent
-from chess_envs.apps.play import san_moves
+from chess_envs.apps.play import play_line, san_moves
 from chess_envs.arena.game import GameRecord, TimeControl
 from chess_envs.arena.report import pgn
 from chess_envs.core import GameState
-from chess_envs.registry import get_game, new_state
+from chess_envs.registry import new_state
 
 HUMAN = "human"
 SQUARE = re.compile(r"([a-n])(1[0-4]|[1-9])")
@@ -223,21 +223,10 @@ class Session:
         self.analysis = None
 
     def record(self) -> GameRecord:
-        result = self.result()
-        scores = result["scores"] if result is not None else [0.5] * len(self.seats)
-        replay = new_state(self.game, self.opening, **self.options)
-        moves = []
-        for action in self.actions:
-            moves.append(replay.action_to_move(action))
-            replay.apply(action)
+        result = self.result() or {"termination": "unfinished", "scores": [0.5] * len(self.seats)}
+        moves, _ = play_line(new_state(self.game, self.opening, **self.options), self.actions)
         return GameRecord(
-            self.id[:8],
-            self.game,
-            self.opening,
-            list(self.seats),
-            moves,
-            scores,
-            result["termination"] if result is not None else "unfinished",
+            self.id[:8], self.game, self.opening, list(self.seats), moves, result["scores"], result["termination"]
         )
 
     def pgn(self) -> str:
@@ -252,18 +241,10 @@ class Session:
         if self.human_to_move():
             for action in state.legal_actions():
                 text = state.action_to_move(int(action))
-                squares = SQUARE.findall(text)
-                if len(squares) >= 2:
-                    (f0, r0), (f1, r1) = squares[:2]
+                squares = _from_to(text, height)
+                if squares is not None:
                     promotion = text.split("=")[-1] if "=" in text else text[4:] if len(text) == 5 else ""
-                    legal.append(
-                        {
-                            "action": int(action),
-                            "from": [height - int(r0), ord(f0) - 97],
-                            "to": [height - int(r1), ord(f1) - 97],
-                            "promotion": promotion.upper(),
-                        }
-                    )
+                    legal.append({"action": int(action), **squares, "promotion": promotion.upper()})
         result = self.result()
         return {
             "type": "state",
@@ -288,6 +269,16 @@ class Session:
         }
 
 
+def _from_to(move: str, height: int) -> dict[str, list[int]] | None:
+    """The first two squares ``move`` names as the browser's ``from`` and ``to`` [row, column] on a
+    board ``height`` rows high; None when it names fewer."""
+    squares = SQUARE.findall(move)
+    if len(squares) < 2:
+        return None
+    (f0, r0), (f1, r1) = squares[:2]
+    return {"from": [height - int(r0), ord(f0) - 97], "to": [height - int(r1), ord(f1) - 97]}
+
+
 def analysis_of(state: GameState, thought: Thought) -> dict[str, Any]:
     """The search's view of ``state`` for the browser: the mover's value in [-1, 1], the most
     searched moves as from/to squares with their scores, and the principal variation as text."""
@@ -296,15 +287,10 @@ def analysis_of(state: GameState, thought: Thought) -> dict[str, Any]:
     lines = thought.lines or ((thought.action, thought.score, thought.pv),)
     shares = thought.shares or (1.0,) * len(lines)
     for (action, score, _), share in zip(lines, shares):
-        squares = SQUARE.findall(state.action_to_move(action))
-        if len(squares) >= 2:
-            (f0, r0), (f1, r1) = squares[:2]
-            arrows.append({"from": [height - int(r0), ord(f0) - 97], "to": [height - int(r1), ord(f1) - 97],
-                           "score": round(score, 3), "share": round(share, 3)})  # fmt: skip
-    line, scratch = [], state.copy()
-    for action in thought.pv[:12]:
-        line.append(scratch.action_to_move(action))
-        scratch.apply(action)
+        squares = _from_to(state.action_to_move(action), height)
+        if squares is not None:
+            arrows.append({**squares, "score": round(score, 3), "share": round(share, 3)})
+    line, _ = play_line(state, thought.pv[:12])
     return {"mover": state.current_player, "value": round(thought.score, 3), "arrows": arrows, "pv": line,
             "nodes": thought.nodes}  # fmt: skip
 
@@ -323,8 +309,7 @@ class Sessions:
         self.expire()
         if len(self.by_id) >= self.limit:
             raise ValueError("the server holds as many games as it may; try again later")
-        record = get_game(game)
-        state = new_state(game, fen, **record.check_options(options))
+        state = new_state(game, fen, **options)  # the options checked
         session = Session(secrets.token_hex(16), game, seats, options, state.to_text(), state, clock=clock)
         self.by_id[session.id] = session
         return session

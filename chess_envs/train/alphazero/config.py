@@ -243,6 +243,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         checkpoint_every=300,
     ),
 }
+"""named sets of settings over the defaults (``--preset NAME``; the flags given go over them)"""
 
 
 def configured_self_play(

@@ -15,6 +15,7 @@ counters, RNG states), ``replay/`` (the replay store), TensorBoard events and ``
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import time
 from collections.abc import Callable
@@ -28,8 +29,9 @@ from chess_envs.agents.alphazero.network import NetworkConfig
 from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig
 from chess_envs.train.alphazero.learner import REPLAY, Learner
 from chess_envs.train.alphazero.players import LocalSelfPlay, Played, Players, teaching
+from chess_envs.train.alphazero.sections import SHAPE
 from chess_envs.train.alphazero.selfplay import FinishedGame
-from chess_envs.train.config import fail, parse_args
+from chess_envs.train.config import fail, make_parser, parse_args
 from chess_envs.train.run_folder import StopSignals
 
 
@@ -38,13 +40,7 @@ def take_init_shape(config: AlphaZeroConfig) -> AlphaZeroConfig:
     if not config.init:
         return config
     shape = NetworkConfig.from_file(load_checkpoint(config.init, config.game).get("network"))
-    network = dataclasses.replace(
-        config.network,
-        filters=shape.filters,
-        blocks=shape.blocks,
-        value_hidden=shape.value_hidden,
-        activation=shape.activation,
-    )
+    network = dataclasses.replace(config.network, **{name: getattr(shape, name) for name in SHAPE})
     return dataclasses.replace(config, network=network)
 
 
@@ -151,5 +147,11 @@ def run(config: AlphaZeroConfig, on_iteration: Callable[[int, Players, Learner],
     return path
 
 
+def parser() -> argparse.ArgumentParser:
+    """``chess-envs train``'s command line: a flag per setting, by section."""
+    return make_parser(AlphaZeroConfig, PRESETS, __doc__.splitlines()[0], "chess-envs train")
+
+
 def main(argv: list[str] | None = None) -> Path:
-    return run(parse_args(AlphaZeroConfig, PRESETS, argv, description=__doc__.splitlines()[0]))
+    """Train by self-play from the command line ``argv`` (``chess-envs train``); returns the run folder."""
+    return run(parse_args(AlphaZeroConfig, PRESETS, argv, parser()))

@@ -18,20 +18,12 @@ from chess_envs.train.alphazero.sections import OptimizerSection
 from chess_envs.train.config import Config, to_dict
 
 
-def policy_value_loss(
-    network: torch.nn.Module, batch: tuple[np.ndarray, ...], device: torch.device
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """(policy loss, value loss) of a batch: planes [B, C, H, W] float32, policy actions [B, K]
-    (padded with -1) and probabilities [B, K], values [B, V]; cross-entropy against the sparse
-    policy targets and the mean squared error of the values."""
-    policy_loss, value_loss, _ = losses_and_logits(network, batch, device)
-    return policy_loss, value_loss
-
-
 def losses_and_logits(
     network: torch.nn.Module, batch: tuple[np.ndarray, ...], device: torch.device
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """:func:`policy_value_loss`'s two losses and the logits [B, A] they came from (one forward pass)."""
+    """(policy loss, value loss, the logits [B, A] they came from) of a batch: planes [B, C, H, W]
+    float32, policy actions [B, K] (padded with -1) and probabilities [B, K], values [B, V];
+    cross-entropy against the sparse policy targets and the mean squared error of the values."""
     planes, actions, probs, values = batch
     planes_t = torch.from_numpy(planes).to(device).contiguous(memory_format=torch.channels_last)
     actions_t = torch.from_numpy(actions).long().to(device)
@@ -86,9 +78,9 @@ class Optimization:
         return float(self.scheduler.get_last_lr()[0])
 
     def step(self, batch: tuple[np.ndarray, ...]) -> tuple[float, float]:
-        """One learner step on ``batch`` (see :func:`policy_value_loss`); (policy loss, value loss)."""
+        """One learner step on ``batch`` (see :func:`losses_and_logits`); (policy loss, value loss)."""
         self.network.train()
-        policy_loss, value_loss = policy_value_loss(self.network, batch, self.device)
+        policy_loss, value_loss, _ = losses_and_logits(self.network, batch, self.device)
         self.optimizer.zero_grad(set_to_none=True)
         self.scaler.scale(policy_loss + value_loss).backward()
         self.scaler.step(self.optimizer)

@@ -36,6 +36,8 @@ class Played:
 
 
 class Players(Protocol):
+    """What the loop asks of self-play, here or on Ray actors: play, then close."""
+
     def play(self, moves: int) -> Played:
         """``moves`` moves in every game in flight, with the learner's current weights."""
 
@@ -63,7 +65,7 @@ class LocalSelfPlay:
     """Self-play in this process, with the learner's own network object (no weights to copy).
 
     While the teacher plays (``--teacher-process``, the default) its games are played by a
-    :class:`~chess_envs.train.alphazero.material_worker.TeacherWorker` a chunk ahead: each :meth:`play` takes the chunk
+    :class:`~chess_envs.train.alphazero.material_worker.TeacherWorker` a chunk ahead: each ``play`` takes the chunk
     the worker finished and starts the next, which it plays while the learner learns; the learner
     keeps one thread fewer meanwhile, for the worker's core."""
 

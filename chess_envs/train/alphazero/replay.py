@@ -14,7 +14,7 @@ writes only the positions added since the last one::
 Each chunk is written atomically before the index that names it, and the index is replaced
 atomically: a kill at any moment leaves the previous index and its chunks. Chunks whose
 positions have all left the ring are dropped from the index, then deleted. A run folder of
-0.2 (one ``replay.npz`` of the whole ring, rewritten at every save) is read by :meth:`load` and
+0.2 (one ``replay.npz`` of the whole ring, rewritten at every save) is read by ``load`` and
 becomes a chunk at the next save.
 """
 
@@ -75,10 +75,9 @@ class ReplayBuffer:
         if len(actions) > self.max_actions:  # keep the most visited actions, renormalised
             keep = np.argsort(-probs)[: self.max_actions]
             actions, probs = actions[keep], probs[keep] / probs[keep].sum()
-        self.policy_actions[i] = -1
-        self.policy_probs[i] = 0
-        self.policy_actions[i, : len(actions)] = actions
-        self.policy_probs[i, : len(actions)] = probs
+        padding = (0, self.max_actions - len(actions))
+        self.policy_actions[i] = np.pad(actions, padding, constant_values=-1)
+        self.policy_probs[i] = np.pad(probs, padding)
         self.values[i] = value
         self.added += 1
 
@@ -114,9 +113,7 @@ class ReplayBuffer:
         write_text_atomic(folder / INDEX, text)
         written += len(text)
         _remove_unlisted(folder, index)
-        legacy = folder.parent / LEGACY_FILE
-        if legacy.exists():
-            legacy.unlink()  # its positions are in the store now
+        (folder.parent / LEGACY_FILE).unlink(missing_ok=True)  # its positions are in the store now
         self.saved = self.added
         return written
 
@@ -142,7 +139,7 @@ class ReplayBuffer:
             low, high = max(first, oldest), min(first + count, upto)
             if low >= high:
                 continue
-            arrays = _read_chunk(folder / chunk["file"], count)
+            arrays = _read_arrays(folder / chunk["file"], ARRAYS, "replay chunk", count)
             rows = np.arange(low, high) % self.capacity
             for name in ARRAYS:
                 getattr(self, name)[rows] = arrays[name][low - first : high - first]
@@ -153,11 +150,7 @@ class ReplayBuffer:
 
     def _load_legacy(self, path: Path, added: int | None) -> None:
         """The 0.2 file: the ring as it was (rows in their old places, ``position`` the next row)."""
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {name: data[name] for name in (*ARRAYS, "counters")}
-        except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError) as error:
-            raise ReplayError(f"{path} is not a replay buffer file ({error})") from None
+        arrays = _read_arrays(path, (*ARRAYS, "counters"), "replay buffer file")
         n = len(arrays["planes"])
         for name in ARRAYS:
             target = getattr(self, name)
@@ -208,12 +201,14 @@ def read_index(folder: Path) -> dict[str, Any]:
     return index
 
 
-def _read_chunk(path: Path, count: int) -> dict[str, np.ndarray]:
+def _read_arrays(path: Path, names: tuple[str, ...], what: str, count: int = 0) -> dict[str, np.ndarray]:
+    """The arrays ``names`` of the file ``path``, each of at least ``count`` positions; ReplayError
+    says the file is not ``what`` it should be."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in ARRAYS}
+            arrays = {name: data[name] for name in names}
     except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError) as error:
-        raise ReplayError(f"{path} is not a replay chunk ({error})") from None
+        raise ReplayError(f"{path} is not a {what} ({error})") from None
     if any(len(array) < count for array in arrays.values()):
         raise ReplayError(f"{path} holds fewer than the {count:,} positions its index names")
     return arrays

@@ -42,6 +42,10 @@ class OptimizerSection:
     batch_size: int = arg(256, "positions per learner step", low=1, high=65_536)
 
 
+SHAPE = ("filters", "blocks", "value_hidden", "activation")
+"""the network section's fields that are the network's shape (``--init`` takes its checkpoint's)"""
+
+
 def network_config(config: Any) -> NetworkConfig:
     """The network of a run whose config has a run and a network section: input and output sizes
     from the game (one value for two players, one per seat otherwise), the rest from the section."""
@@ -50,10 +54,7 @@ def network_config(config: Any) -> NetworkConfig:
         *prototype.observation_shape,
         num_actions=prototype.num_actions,
         value_size=1 if prototype.num_players == 2 else prototype.num_players,
-        filters=config.filters,
-        blocks=config.blocks,
-        value_hidden=config.value_hidden,
-        activation=config.activation,
+        **{name: getattr(config, name) for name in SHAPE},
     )
 
 

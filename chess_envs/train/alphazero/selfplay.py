@@ -58,9 +58,7 @@ class _Game:
 def final_returns(state: GameState) -> np.ndarray:
     """The game's returns; a game stopped at ``max_plies`` is a draw, or scored by its standings
     where the game has them (four-player Free-For-All points)."""
-    if state.is_terminal():
-        return np.asarray(state.returns(), dtype=np.float32)
-    return np.asarray(state.standings(), dtype=np.float32)
+    return np.asarray(state.returns() if state.is_terminal() else state.standings(), dtype=np.float32)
 
 
 class SelfPlay:
@@ -126,5 +124,4 @@ class SelfPlay:
         width = 1 if self.num_players == 2 else self.num_players
         values = np.array([np.roll(returns, -mover)[:width] for mover in game.movers], dtype=np.float64)
         values[:, 0] = (1 - self.value_target_q) * values[:, 0] + self.value_target_q * np.array(game.root_values)
-        values = values.astype(np.float32)
-        return FinishedGame(np.stack(game.planes), game.actions, game.policies, values, returns)
+        return FinishedGame(np.stack(game.planes), game.actions, game.policies, values.astype(np.float32), returns)

@@ -211,8 +211,7 @@ def generate(args: DistillConfig, shards: Shards) -> str:
     done, following = shards.counts()
     if done >= args.positions:
         return ""
-    with Teacher(args.teacher, args.game, args.multipv):  # a missing or broken engine fails here, once
-        pass
+    Teacher(args.teacher, args.game, args.multipv).close()  # a missing or broken engine fails here, once
     if done:
         print(f"resuming the data stage: {done:,} positions in {len(shards.paths)} files")
     batch: list[LabelledGame] = []

@@ -75,8 +75,7 @@ class Teacher:
         binary = parsed.path or parsed.options.get("binary", parsed.kind)
         self.engine = UciProcess(_find_binary(binary, parsed.kind), parsed.kind)
         if parsed.kind == "fairy-stockfish":
-            variant = engine_variant(parsed.kind, game)
-            self.engine.send(f"setoption name UCI_Variant value {variant}")
+            self.engine.send(f"setoption name UCI_Variant value {engine_variant(parsed.kind, game)}")
         self.engine.send(f"setoption name MultiPV value {multipv}")
         self.engine.ready()
 
@@ -93,8 +92,7 @@ class Teacher:
         for line in self.engine.lines_until("bestmove"):
             parsed = _info_line(line)
             if parsed is not None:
-                index, move, score = parsed
-                lines[index] = (move, score)
+                lines[parsed[0]] = parsed[1:]
         if not lines:
             raise AgentError(f"{self.spec} scored no move in {fen}")
         ranked = sorted(lines.values(), key=lambda item: -item[1])
@@ -121,10 +119,6 @@ def _info_line(line: str) -> tuple[int, str, float] | None:
     index = int(words[words.index("multipv") + 1]) if "multipv" in words else 1
     at = words.index("score")
     kind, amount = words[at + 1], int(words[at + 2])
-    if kind == "cp":
-        score = float(amount)
-    elif amount > 0:
-        score = MATE_CENTIPAWNS - 10 * amount
-    else:
-        score = -MATE_CENTIPAWNS - 10 * amount
+    mate = MATE_CENTIPAWNS if amount > 0 else -MATE_CENTIPAWNS
+    score = float(amount) if kind == "cp" else mate - 10 * amount
     return index, words[words.index("pv") + 1], score

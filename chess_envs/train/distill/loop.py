@@ -12,6 +12,7 @@ share of the games scores it). Its checkpoint is an ordinary AlphaZero one: agen
 
 from __future__ import annotations
 
+import argparse
 import random
 import time
 from pathlib import Path
@@ -26,7 +27,7 @@ from chess_envs.agents.alphazero.network import resolve_device
 from chess_envs.agents.base import AgentError
 from chess_envs.train.alphazero.optimization import Optimization, losses_and_logits, restore_training, training_payload
 from chess_envs.train.alphazero.sections import network_config, new_network
-from chess_envs.train.config import fail, parse_args
+from chess_envs.train.config import fail, make_parser, parse_args
 from chess_envs.train.distill.config import DistillConfig
 from chess_envs.train.distill.data import Shards, generate
 from chess_envs.train.run_folder import RunFolder, StopSignals
@@ -147,8 +148,15 @@ def learn(config: DistillConfig, trainer: Trainer) -> Path:
     return path
 
 
+def parser() -> argparse.ArgumentParser:
+    """``chess-envs distill``'s command line: a flag per setting, by section."""
+    return make_parser(DistillConfig, {}, __doc__.splitlines()[0], "chess-envs distill")
+
+
 def main(argv: list[str] | None = None) -> Path | None:
-    config = parse_args(DistillConfig, {}, argv, description=__doc__.splitlines()[0])
+    """Label positions with an engine, then learn them, from the command line ``argv``
+    (``chess-envs distill``); returns the run folder, or None after the labelling stage alone."""
+    config = parse_args(DistillConfig, {}, argv, parser())
     folder = RunFolder(config, save_checkpoint)
     shards = Shards(folder.path / "data")
     folder.open(config, bool(folder.checkpoint_files() or shards.paths), folders=("data",))

@@ -32,6 +32,8 @@ from chess_envs.train.dqn.learner import CompactReplayBuffer, MaskableDQN
 
 RUN_FORMAT = "chess_envs.dqn-run/1"
 MANIFEST = "manifest.json"
+COUNTERS = {"num_timesteps": "num_timesteps", "n_updates": "_n_updates", "episodes": "_episode_num"}
+"""a checkpoint's counters -> the model's attributes that hold them"""
 
 
 def network_sizes(model: MaskableDQN) -> dict[str, int]:
@@ -60,11 +62,7 @@ def save_model(model: MaskableDQN, path: str | Path) -> Path:
         "meta": json.dumps(meta),
         "policy": model.policy.state_dict(),
         "optimizer": model.policy.optimizer.state_dict(),
-        "counters": {
-            "num_timesteps": model.num_timesteps,
-            "n_updates": model._n_updates,
-            "episodes": model._episode_num,
-        },
+        "counters": {key: getattr(model, name) for key, name in COUNTERS.items()},
     }
     return write_atomic(path, lambda handle: torch.save(payload, handle))
 
@@ -79,10 +77,8 @@ def restore_model(model: MaskableDQN, path: str | Path) -> dict:
     try:
         model.policy.load_state_dict(payload["policy"])
         model.policy.optimizer.load_state_dict(payload["optimizer"])
-        counters = payload["counters"]
-        model.num_timesteps = int(counters["num_timesteps"])
-        model._n_updates = int(counters["n_updates"])
-        model._episode_num = int(counters["episodes"])
+        for key, name in COUNTERS.items():
+            setattr(model, name, int(payload["counters"][key]))
     except (KeyError, TypeError, ValueError, RuntimeError) as error:
         raise DQNCheckpointError(f"{path}: its contents do not fit this model ({error})") from None
     return meta
@@ -225,14 +221,19 @@ def restore_run(model: MaskableDQN, run_dir: Path) -> None:
         )
 
 
-def main(argv: list[str] | None = None) -> None:
-    """``chess-envs import-sb3 OLD.zip NEW.pt --trust-pickle``."""
+def parser() -> argparse.ArgumentParser:
+    """``chess-envs import-sb3 OLD.zip NEW.pt --trust-pickle``'s command line."""
     convert = argparse.ArgumentParser(
         prog="chess-envs import-sb3", description="Convert a stable-baselines3 zip into the safe DQN format."
     )
     convert.add_argument("source", help="the SB3 zip (it is unpickled: it can run code)")
     convert.add_argument("target", help="where to write the safe checkpoint")
     convert.add_argument("--trust-pickle", action="store_true", help="required: you trust the source file")
+    return convert
+
+
+def main(argv: list[str] | None = None) -> None:
+    convert = parser()
     args = convert.parse_args(argv)
     if not args.trust_pickle:
         convert.exit(2, "error: an SB3 zip can run code when loaded; pass --trust-pickle if you trust this file\n")

@@ -117,3 +117,4 @@ PRESETS: dict[str, dict[str, Any]] = {
         hidden=512,
     ),
 }
+"""named sets of settings over the defaults (``--preset NAME``; the flags given go over them)"""

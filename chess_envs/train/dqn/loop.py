@@ -18,6 +18,8 @@ run is loaded with pickle.
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import time
 from pathlib import Path
 from typing import cast
@@ -30,7 +32,7 @@ from tqdm import tqdm
 
 from chess_envs.agents.dqn import DQNCheckpointError
 from chess_envs.agents.simple import GreedyAgent
-from chess_envs.train.config import fail, parse_args
+from chess_envs.train.config import fail, make_parser, parse_args
 from chess_envs.train.dqn.checkpoint import MANIFEST, restore_run, save_run
 from chess_envs.train.dqn.config import PRESETS, DQNConfig
 from chess_envs.train.dqn.env import FrozenOpponent, ModelAgent, make_env
@@ -83,33 +85,29 @@ class TrainingCallback(BaseCallback):
 
 
 def build_model(args: DQNConfig, env: DummyVecEnv, device: str) -> MaskableDQN:
+    # the dqn section's settings, but for the run's length, are SB3's arguments of the same names
+    learning = {name: value for name, value in dataclasses.asdict(args.dqn).items() if name != "total_steps"}
     return MaskableDQN(
         env=env,
         game=args.game,
-        learning_rate=args.learning_rate,
-        buffer_size=args.buffer_size,
-        learning_starts=args.learning_starts,
-        batch_size=args.batch_size,
-        gamma=args.gamma,
-        n_steps=args.n_steps,
-        double_q=args.double_q,
-        train_freq=args.train_freq,
-        gradient_steps=args.gradient_steps,
-        target_update_interval=args.target_update_interval,
-        exploration_fraction=args.exploration_fraction,
-        exploration_initial_eps=args.exploration_initial_eps,
-        exploration_final_eps=args.exploration_final_eps,
         policy_kwargs=dict(
             features_extractor_kwargs=dict(filters=args.filters, layers=args.layers),
             net_arch=[args.hidden],
         ),
         seed=args.seed,
         device=device,
+        **learning,
     )
 
 
+def parser() -> argparse.ArgumentParser:
+    """``chess-envs dqn``'s command line: a flag per setting, by section."""
+    return make_parser(DQNConfig, PRESETS, __doc__.splitlines()[0], "chess-envs dqn")
+
+
 def main(argv: list[str] | None = None) -> Path:
-    args = parse_args(DQNConfig, PRESETS, argv, description=__doc__.splitlines()[0])
+    """Train the masked DQN from the command line ``argv`` (``chess-envs dqn``); returns the run folder."""
+    args = parse_args(DQNConfig, PRESETS, argv, parser())
     folder = RunFolder(args)
     started = (folder.checkpoints / MANIFEST).exists()
     if (folder.checkpoints / "last.zip").exists() and not started:
