@@ -93,7 +93,8 @@ def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
 
 
 def render_rgb(state, square_px: int = SQUARE_PX) -> np.ndarray:
-    """An RGB picture of the board, uint8 of shape (rows * square_px, cols * square_px, 3)."""
+    """An RGB picture of the board, uint8 of shape (rows * square_px, cols * square_px, 3): a new,
+    writable array (video recorders and wrappers draw on the frames they get)."""
     cells = state.board_cells()
     fills, inks = _colours(state)
     rows, cols = len(cells), len(cells[0])
@@ -113,7 +114,7 @@ def render_rgb(state, square_px: int = SQUARE_PX) -> np.ndarray:
                 draw.ellipse(box, fill=fills[seat], outline=(0, 0, 0), width=2)
                 centre = (x + square_px / 2, y + square_px / 2)
                 draw.text(centre, letter, fill=inks[seat], font=font, anchor="mm")
-    return np.asarray(image, dtype=np.uint8)
+    return np.array(image, dtype=np.uint8)  # a copy: np.asarray of an image is read-only
 
 
 def _has_holes(cells: list[list]) -> bool:

@@ -80,7 +80,7 @@ RECIPES = {
     # position learned from about twice (the preset's 8 times lost 200 Elo in 20 minutes), value
     # targets half the search's root value
     "chess": Recipe(
-        ["--preset", "chess", "--init", str(ROOT / "agents" / "networks" / "chess.pt"), "--eval-every", "0"]
+        ["--preset", "chess", "--init", "@chess", "--eval-every", "0"]
         + ["--learning-rate", "2e-4", "--steps-per-iteration", "4", "--value-target-q", "0.5"],
         [
             "greedy",

@@ -5,8 +5,8 @@ the floor of Debian's Stockfish. Weaker fixed anchors extend it downwards as a c
 rated from a match against the anchor before it. Each level of the network (simulations,
 temperature) is rated from a match against a named anchor; every match is GAMES games from the
 shipped balanced book (colours swapped per opening), Elo from the score by the logistic formula
-with a 95% interval from the per-game variance. ``--write`` stores the levels in
-``chess_envs/agents/networks/chess.elo.json`` (what UCI_Elo reads); ``--verify ELO ...`` then plays the
+with a 95% interval from the per-game variance. ``--write`` stores the levels in the
+shipped network's model card, ``chess_envs/agents/networks/chess.card.json`` (what UCI_Elo reads); ``--verify ELO ...`` then plays the
 setting each requested Elo maps to against the nearest anchor and prints requested against measured.
 Matches are resumable (one folder each under --out).
 
@@ -24,7 +24,9 @@ import time
 from pathlib import Path
 
 from chess_envs.agents.shipped import shipped_agent  # noqa: E402
-from chess_envs.agents.strength import Level, calibration_path, level_for  # noqa: E402
+from chess_envs.agents.cards import card_path, load_card  # noqa: E402
+from chess_envs.agents.strength import Level, level_for  # noqa: E402
+from chess_envs.files import write_text_atomic  # noqa: E402
 from chess_envs.arena.game import read_openings  # noqa: E402
 from chess_envs.arena.tournament import TournamentConfig, run_tournament  # noqa: E402
 
@@ -65,8 +67,7 @@ def elo_of(score: float, games: int, opponent_elo: float) -> tuple[float, float]
     s = min(max(score, 0.5 / games), 1 - 0.5 / games)
     elo = opponent_elo + 400 * math.log10(s / (1 - s))
     spread = math.sqrt(max(s * (1 - s), 1e-6) / games)  # at most the per-game deviation (draws lower it)
-    half = 1.96 * spread * 400 / (math.log(10) * s * (1 - s))
-    return elo, half
+    return elo, 1.96 * spread * 400 / (math.log(10) * s * (1 - s))
 
 
 def main() -> None:
@@ -78,7 +79,7 @@ def main() -> None:
     parser.add_argument("--levels", nargs="*", default=LEVELS, help="the path UCI_Elo interpolates along")
     parser.add_argument("--also", nargs="*", default=[], help="levels measured and reported, kept off the path")
     parser.add_argument(
-        "--write", action="store_true", help="store the levels in chess_envs/agents/networks/chess.elo.json"
+        "--write", action="store_true", help="store the levels in the chess network's model card (chess_envs/agents/networks/chess.card.json)"
     )
     parser.add_argument("--verify", nargs="*", type=float, default=[], help="requested Elos to check")
     args = parser.parse_args()
@@ -128,8 +129,11 @@ def main() -> None:
             "levels": rows,
             "off_path": off_path,
         }
-        calibration_path("chess").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        print(f"\nwrote {calibration_path('chess')}")
+        card = load_card("chess")
+        if card is None:
+            raise SystemExit(f"no model card at {card_path('chess')}: write one first (docs/networks.md)")
+        write_text_atomic(card_path("chess"), json.dumps({**card, "uci_elo": data}, indent=2, ensure_ascii=False) + "\n")
+        print(f"\nwrote the levels into {card_path('chess')}")
     if args.verify:
         levels = sorted((Level(r["simulations"], r["temperature"], r["elo"]) for r in rows), key=lambda x: x.elo)
         print("\n| requested | simulations | temperature | measured | +/- | against | score |")

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-FOLDER = Path(__file__).resolve().parent / "networks"
+from chess_envs.agents.cards import FOLDER, load_card
+
 PREFIX = "@"
 
 
@@ -22,22 +23,18 @@ def shipped_checkpoint(game: str) -> Path:
     return path
 
 
-PLAY_OPTIONS: dict[str, dict[str, str]] = {
-    "chess": {"leaves": "4", "fpu": "0", "root_fpu": "none"},
-    "four_player": {"material": "0.75"},
-}
-"""Agent options a shipped network plays with unless told otherwise: the chess network searches
-with first-play urgency 0 everywhere and 4 leaves a wave (docs/results.md, "Chess: search settings
-at 200 simulations": +136 Elo at equal simulations); the four-player network's leaves blend in the
-material evaluator's values (docs/four_player.md: 76% against greedy alone, 87% with them, in
-Free-For-All)."""
+def play_options(game: str) -> dict[str, str]:
+    """The agent options the shipped network of ``game`` plays with unless told otherwise: its model
+    card's (``chess_envs/agents/networks/<game>.card.json``), where each has its reasons."""
+    card = load_card(game)
+    return dict(card["play_options"]) if card else {}
 
 
 def shipped_agent(game: str, **options: object) -> str:
-    """The agent spec of the shipped network of ``game``, with its :data:`PLAY_OPTIONS` and
+    """The agent spec of the shipped network of ``game``, with its :func:`play_options` and
     ``options`` (``shipped_agent("los_alamos", sims=200)`` is ``"alphazero:@los_alamos?sims=200"``)."""
     shipped_checkpoint(game)  # ValueError when there is none
-    settings = {**PLAY_OPTIONS.get(game, {}), **{name: str(value) for name, value in options.items()}}
+    settings = {**play_options(game), **{name: str(value) for name, value in options.items()}}
     query = "&".join(f"{name}={value}" for name, value in settings.items())
     return f"alphazero:{PREFIX}{game}" + (f"?{query}" if query else "")
 

@@ -1,8 +1,8 @@
 """Weaker play on demand (UCI's ``UCI_LimitStrength`` with ``UCI_Elo``): a requested Elo becomes
 simulations and a move temperature, read off a measured calibration of the network.
 
-A calibration (``chess_envs/agents/networks/<game>.elo.json``, written by
-``tools/uci_elo_calibration.py``) lists levels ``(simulations, temperature)`` with the Elo
+A calibration (the ``uci_elo`` of a model card, ``chess_envs/agents/networks/<game>.card.json``,
+written by ``tools/uci_elo_calibration.py``) lists levels ``(simulations, temperature)`` with the Elo
 each measured against fixed anchors on one scale (Stockfish ``UCI_Elo`` 1350 at 100 ms a move is
 1350). The levels form a path: neighbours differ in one knob, and an Elo between two of them
 interpolates that knob (simulations geometrically, temperature linearly). Torch-free.
@@ -10,12 +10,10 @@ interpolates that knob (simulations geometrically, temperature linearly). Torch-
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
-from chess_envs.agents.shipped import FOLDER
+from chess_envs.agents.cards import load_card
 
 
 @dataclass(frozen=True)
@@ -27,17 +25,12 @@ class Level:
     elo: float
 
 
-def calibration_path(game: str) -> Path:
-    return FOLDER / f"{game}.elo.json"
-
-
 def load_levels(game: str) -> list[Level]:
     """The calibrated levels of the shipped network of ``game``, weakest first; [] when it has none."""
-    path = calibration_path(game)
-    if not path.is_file():
+    card = load_card(game)
+    if not card or not card["uci_elo"]:
         return []
-    data = json.loads(path.read_text(encoding="utf-8"))
-    levels = [Level(int(x["simulations"]), float(x["temperature"]), float(x["elo"])) for x in data["levels"]]
+    levels = [Level(int(x["simulations"]), float(x["temperature"]), float(x["elo"])) for x in card["uci_elo"]["levels"]]
     return sorted(levels, key=lambda level: level.elo)
 
 

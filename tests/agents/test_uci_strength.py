@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import io
-import json
 
 import numpy as np
 import pytest
 
 import chess_envs.agents.strength as strength
 from chess_envs.agents.base import SearchLimits, make_agent
+from chess_envs.agents.cards import load_card
 from chess_envs.agents.shipped import shipped_agent
 from chess_envs.agents.strength import Level, level_for, load_levels
 from chess_envs.apps.uci import UCIEngine
@@ -31,7 +31,7 @@ def test_an_elo_between_two_levels_interpolates_the_one_knob_they_differ_in():
 
 def test_the_shipped_chess_calibration_is_measured_and_ordered():
     levels = load_levels("chess")
-    data = json.loads(strength.calibration_path("chess").read_text())
+    data = load_card("chess")["uci_elo"]
     assert len(levels) >= 3 and all(row["games"] >= 100 for row in data["levels"])
     assert data["anchors"][0]["spec"] == "stockfish?elo=1350&movetime=100" and data["anchors"][0]["elo"] == 1350
     at_zero = sorted((x.simulations, x.elo) for x in levels if x.temperature == 0)
@@ -40,11 +40,10 @@ def test_the_shipped_chess_calibration_is_measured_and_ordered():
         assert (low.simulations == high.simulations) != (low.temperature == high.temperature), (low, high)
 
 
-def test_uci_elo_plays_the_levels_simulations_and_temperature(monkeypatch, tmp_path):
-    path = tmp_path / "chess.elo.json"
+def test_uci_elo_plays_the_levels_simulations_and_temperature(monkeypatch):
     rows = [{"simulations": x.simulations, "temperature": x.temperature, "elo": x.elo} for x in LEVELS]
-    path.write_text(json.dumps({"levels": rows}))
-    monkeypatch.setattr(strength, "calibration_path", lambda game: path)
+    card = {**load_card("chess"), "uci_elo": {"levels": rows}}
+    monkeypatch.setattr(strength, "load_card", lambda game: card)
     engine = UCIEngine(out=io.StringIO())
     output = run_lines(
         engine,

@@ -10,7 +10,7 @@ import pytest
 
 from chess_envs.agents import make_agent
 from chess_envs.agents.alphazero.agent import PLAY_SEARCH
-from chess_envs.agents.shipped import PLAY_OPTIONS, shipped_agent
+from chess_envs.agents.shipped import play_options, shipped_agent
 from chess_envs.apps.uci import OPTIONS as UCI_OPTIONS
 from chess_envs.native import core
 from chess_envs.search.settings import SETTINGS, SPEC_NAMES, MCTSConfig, native_settings, spec_options
@@ -89,7 +89,8 @@ def test_an_agent_searches_with_the_table_defaults_but_its_own_play_settings() -
     config = make_agent("alphazero:@los_alamos?leaves=4096&mate=5", "los_alamos").search.config
     assert (config.leaves_per_tree, config.mate_depth) == (4096, 5)
     # The shipped networks' play options are overrides on purpose; each is a row of the table or the agent's.
-    for game, options in PLAY_OPTIONS.items():
+    for game in ("chess", "los_alamos", "four_player"):
+        options = play_options(game)
         agent = make_agent(shipped_agent(game), game)
         search_options = {k: v for k, v in options.items() if k in SPEC_NAMES}
         for name, value in spec_options(dict(search_options)).items():

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 
 from chess_envs.vector_env import GameVectorEnv
@@ -24,6 +25,8 @@ class SB3VecEnv(VecEnv):
     """A :class:`~chess_envs.vector_env.GameVectorEnv` behind SB3's ``VecEnv`` interface."""
 
     def __init__(self, env: GameVectorEnv) -> None:
+        if env.autoreset_mode is not AutoresetMode.NEXT_STEP:
+            raise ValueError(f"SB3VecEnv resets games itself: give it a next-step env, not {env.autoreset_mode}")
         self.env = env
         self._actions = np.zeros(env.num_envs, dtype=np.int64)
         self._seed: int | None = None

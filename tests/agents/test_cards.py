@@ -1,0 +1,69 @@
+"""Model cards: one per shipped network, of one schema, read by the code for the play options and
+the UCI_Elo levels; every link in a card names a file of the checkout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import chess_envs.agents.cards as cards
+from chess_envs.agents.alphazero.checkpoint import load_network
+from chess_envs.agents.cards import ModelCardError, load_card
+from chess_envs.agents.shipped import play_options, shipped_agent, shipped_checkpoint
+from chess_envs.agents.strength import load_levels
+
+ROOT = Path(__file__).resolve().parents[2]
+GAMES = ("chess", "los_alamos", "four_player")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_shipped_network_has_a_card_of_the_schema(game: str) -> None:
+    card = load_card(game)
+    assert card is not None and card["network"] == shipped_checkpoint(game).name
+    network = load_network(shipped_checkpoint(game), game)[0]
+    shape = network.config
+    architecture = card["architecture"]
+    assert (architecture["filters"], architecture["blocks"]) == (shape.filters, shape.blocks)
+    assert architecture["parameters"] == sum(p.numel() for p in network.parameters())
+    for rating in card["ratings"]:
+        assert 0 <= rating["score"] <= 1 and rating["games"] > 0
+        assert not rating["interval"] or rating["interval"][0] <= rating["score"] <= rating["interval"][1]
+    for page in card["experiments"]:
+        assert (ROOT / page).is_file(), page
+    assert shipped_agent(game).startswith(f"alphazero:@{game}")
+    assert all(f"{name}={value}" in shipped_agent(game) for name, value in play_options(game).items())
+
+
+def test_the_code_reads_play_options_and_levels_from_the_card(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    card = load_card("chess")
+    assert card is not None
+    levels = {"levels": [{"simulations": 5, "temperature": 0, "elo": 1}]}
+    edited = {**card, "play_options": {"sims": "77"}, "uci_elo": levels}
+    (tmp_path / "chess.card.json").write_text(json.dumps(edited))
+    monkeypatch.setattr(cards, "FOLDER", tmp_path)
+    assert shipped_agent("chess") == "alphazero:@chess?sims=77"
+    assert [(level.simulations, level.elo) for level in load_levels("chess")] == [(5, 1.0)]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda card: card.pop("weaknesses"), "missing \\['weaknesses'\\]"),
+        (lambda card: card.update(extra=1), "unknown \\['extra'\\]"),
+        (lambda card: card["architecture"].update(blocks="six"), "architecture.blocks must be int"),
+        (lambda card: card["ratings"][0].update(score=None), "ratings\\[0\\].score must be float"),
+        (lambda card: card.update(game="los_alamos"), "card of 'los_alamos'"),
+    ],
+)
+def test_a_bad_card_is_refused_naming_what_is_wrong(monkeypatch, tmp_path: Path, change, message: str) -> None:
+    card = json.loads((cards.FOLDER / "chess.card.json").read_text())
+    change(card)
+    (tmp_path / "chess.card.json").write_text(json.dumps(card))
+    monkeypatch.setattr(cards, "FOLDER", tmp_path)
+    with pytest.raises(ModelCardError, match=message):
+        load_card("chess")
+    (tmp_path / "chess.card.json").write_text("{not json")
+    with pytest.raises(ModelCardError, match="not readable JSON"):
+        load_card("chess")
