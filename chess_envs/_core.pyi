@@ -10,7 +10,9 @@ from numpy.typing import NDArray
 
 
 class InUseError(RuntimeError):
-    pass
+    """
+    Raised instead of using an object that another call is using: a vector env stepped by a second thread, a game or search tree held by a running search, an MCTS searching for another thread. A subclass of RuntimeError.
+    """
 
 TERMINATIONS: list = ...
 

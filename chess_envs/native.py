@@ -47,9 +47,7 @@ else:
     core = _load_core()
 
 InUseError: type[RuntimeError] = core.InUseError
-InUseError.__doc__ = """Raised instead of using an object that another call is using: a vector env
-stepped by a second thread, a game or search tree held by a running search, an MCTS searching for
-another thread. A subclass of RuntimeError."""
+"""Raised instead of using an object that another call is using (its docstring is the native one)."""
 
 MATE_PLAYS_PER_SIMULATION: int = core.MATE_PLAYS_PER_SIMULATION
 """moves played by the search's mate probe that count as one simulation of its budget"""

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from chess_envs.agents.alphazero.agent import AlphaZeroOptions
-from chess_envs.agents.base import known_kinds
+from chess_envs.agents.base import _FACTORIES as FACTORIES
 from chess_envs.agents.cards import load_card
 from chess_envs.apps.command import command_parser
 from chess_envs.apps.uci import OPTIONS
@@ -78,8 +78,8 @@ def test_the_tables_list_every_declared_setting(site: Path) -> None:
             assert item.metadata["spec"] in agents, item.name
     for item in dataclasses.fields(AlphaZeroOptions):
         assert item.name in agents, item.name
-    for kind in known_kinds():
-        assert f"`{kind}" in (DOCS / "agents.md").read_text() or kind in agents, kind
+    for kind in [kind for kind, (factory, _) in FACTORIES.items() if factory.__module__.startswith("chess_envs.")]:
+        assert f"| `{kind}" in (DOCS / "agents.md").read_text(), kind  # the package's kinds (tests register toys)
     training = text_of(site, "training.html")
     for config in (AlphaZeroConfig, DistillConfig, DQNConfig):
         for name in settings(config):
@@ -104,26 +104,33 @@ def test_the_cli_page_shows_every_flag_of_every_command(site: Path) -> None:
 
 
 def test_a_new_setting_appears_without_editing_a_page(tmp_path: Path) -> None:
-    """A toy site whose page names a dataclass and a command: a field added to the class and a flag
-    added to the parser show up in the next build, the page untouched."""
+    """A toy site whose page names a dataclass of settings and a command's parser: a field added to
+    the class and a flag added to the parser show up in the next build, the page untouched."""
     (tmp_path / "conf.py").write_text(
         f"import sys\nsys.path[:0] = [{str(DOCS / '_ext')!r}, {str(tmp_path)!r}]\n"
-        "extensions = ['myst_parser', 'generated']\n"
+        "extensions = ['myst_parser', 'sphinxarg.ext', 'generated']\n"
     )
-    (tmp_path / "index.md").write_text("# Toy\n\n```{settings-table} toy_settings:Toy\n```\n")
-    fields = ['size: int = arg(3, "how big", low=1)']
+    (tmp_path / "index.md").write_text(
+        "# Toy\n\n```{settings-table} toy_settings:Toy\n```\n\n"
+        "```{argparse}\n:module: toy_settings\n:func: parser\n:prog: toy\n```\n"
+    )
+    fields, flags = ['size: int = arg(3, "how big", low=1)'], ['"--size", help="how big a board"']
     for round_ in range(2):
-        body = "\n".join(f"    {line}" for line in fields)
         (tmp_path / "toy_settings.py").write_text(
-            f"from dataclasses import dataclass\nfrom chess_envs.fields import arg\n\n@dataclass\nclass Toy:\n{body}\n"
+            "import argparse\nfrom dataclasses import dataclass\nfrom chess_envs.fields import arg\n\n"
+            "@dataclass\nclass Toy:\n" + "".join(f"    {line}\n" for line in fields) + "\n"
+            "def parser():\n    line = argparse.ArgumentParser()\n"
+            + "".join(f"    line.add_argument({flag})\n" for flag in flags)
+            + "    return line\n"
         )
         out = tmp_path / f"out{round_}"
         result = build(tmp_path, out)
         assert result.returncode == 0, result.stderr[-3000:]
-        html = (out / "index.html").read_text()
-        assert "how big" in html
-        assert ("how fast" in html) == (round_ == 1)
+        text = text_of(out, "index.html")
+        assert "how big" in text and "--size" in text
+        assert ("how fast" in text) == ("--speed" in text) == (round_ == 1)
         fields.append('speed: float = arg(1.0, "how fast", low=0)')
+        flags.append('"--speed", help="how fast a move"')
 
 
 def python_blocks(text: str) -> list[str]:
@@ -290,3 +297,14 @@ def test_every_command_of_a_model_card_parses(game: str, monkeypatch: pytest.Mon
     commands = [*card["training"]["commands"], *(rating["command"] for rating in card["ratings"])]
     for line in shell_lines("".join(f"```bash\n{command}\n```\n" for command in commands)):
         check_command(line, monkeypatch)
+
+
+@pytest.mark.parametrize(
+    "page", [p for p in [*PAGES, ROOT / "README.md"] if not {"experiments", "rules"} & set(p.parts)], ids=str
+)
+def test_reference_pages_name_no_commit_and_no_date_of_a_run(page: Path) -> None:
+    """The reference states current facts; the dated experiment log holds the history (link targets,
+    which name a dated entry, do not count; the rules specifications cite an outside engine's version)."""
+    text = re.sub(r"\]\([^)]*\)", "]()", page.read_text(encoding="utf-8"))
+    assert not re.findall(r"\b20\d\d-\d\d-\d\d\b", text), page
+    assert not [word for word in re.findall(r"\b[0-9a-f]{7,40}\b", text) if re.search(r"[a-f]", word)], page
