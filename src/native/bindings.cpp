@@ -21,10 +21,10 @@ NB_MODULE(_core, m) {
     // The action tables are cached in Python module globals for the life of the process, and
     // processes that exit while they are alive made nanobind print false "leaked instance" reports.
     nb::set_leak_warnings(false);
-    nb::exception<InUse>(m, "InUseError", PyExc_RuntimeError)
-        .attr("__doc__") = "Raised instead of using an object that another call is using: a vector env stepped by a "
-                           "second thread, a game or search tree held by a running search, an MCTS searching for "
-                           "another thread. A subclass of RuntimeError.";
+    nb::exception<InUse>(m, "InUseError", PyExc_RuntimeError).attr("__doc__") =
+        "Raised instead of using an object that another call is using: a vector env stepped by a "
+        "second thread, a game or search tree held by a running search, an MCTS searching for "
+        "another thread. A subclass of RuntimeError.";
     std::vector<std::string> names(std::begin(TERMINATION_NAMES), std::end(TERMINATION_NAMES));
     m.attr("TERMINATIONS") = names;
     bindings::bind_games(m);

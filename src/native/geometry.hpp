@@ -46,11 +46,14 @@ struct Geometry {
     u64 bishop_empty[SQUARES]{};
     u64 between[SQUARES][SQUARES]{};  // squares strictly between two aligned squares
     u64 line[SQUARES][SQUARES]{};     // the whole line through two aligned squares
+    u64 rank_mask[N]{};
 
     static constexpr bool on_board(int f, int r) { return f >= 0 && f < N && r >= 0 && r < N; }
     static constexpr u64 bit(int s) { return 1ULL << s; }
 
     Geometry() {
+        for (int r = 0; r < N; ++r)
+            for (int f = 0; f < N; ++f) rank_mask[r] |= bit(r * N + f);
         for (int s = 0; s < SQUARES; ++s) {
             int f = s % N, r = s / N;
             for (int k = 0; k < 8; ++k) {
