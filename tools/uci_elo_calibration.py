@@ -6,7 +6,8 @@ rated from a match against the anchor before it. Each level of the network (simu
 temperature) is rated from a match against a named anchor; every match is GAMES games from the
 shipped balanced book (colours swapped per opening), Elo from the score by the logistic formula
 with a 95% interval from the per-game variance. ``--write`` stores the levels in the
-shipped network's model card, ``chess_envs/agents/networks/chess.card.json`` (what UCI_Elo reads); ``--verify ELO ...`` then plays the
+shipped network's model card, ``chess_envs/agents/networks/chess.card.json`` (what UCI_Elo
+reads); ``--verify ELO ...`` then plays the
 setting each requested Elo maps to against the nearest anchor and prints requested against measured.
 Matches are resumable (one folder each under --out).
 
@@ -23,12 +24,12 @@ import sys
 import time
 from pathlib import Path
 
-from chess_envs.agents.shipped import shipped_agent  # noqa: E402
 from chess_envs.agents.cards import card_path, load_card  # noqa: E402
+from chess_envs.agents.shipped import shipped_agent  # noqa: E402
 from chess_envs.agents.strength import Level, level_for  # noqa: E402
-from chess_envs.files import write_text_atomic  # noqa: E402
 from chess_envs.arena.game import read_openings  # noqa: E402
 from chess_envs.arena.tournament import TournamentConfig, run_tournament  # noqa: E402
+from chess_envs.files import write_text_atomic  # noqa: E402
 
 ANCHOR = "stockfish?elo=1350&movetime=100"
 ANCHOR_ELO = 1350.0
@@ -78,9 +79,7 @@ def main() -> None:
     parser.add_argument("--chain", nargs="*", default=CHAIN)
     parser.add_argument("--levels", nargs="*", default=LEVELS, help="the path UCI_Elo interpolates along")
     parser.add_argument("--also", nargs="*", default=[], help="levels measured and reported, kept off the path")
-    parser.add_argument(
-        "--write", action="store_true", help="store the levels in the chess network's model card (chess_envs/agents/networks/chess.card.json)"
-    )
+    parser.add_argument("--write", action="store_true", help="store the levels in the chess network's model card")
     parser.add_argument("--verify", nargs="*", type=float, default=[], help="requested Elos to check")
     args = parser.parse_args()
     os.environ["PATH"] = os.environ.get("PATH", "") + os.pathsep + "/usr/games"
@@ -132,7 +131,8 @@ def main() -> None:
         card = load_card("chess")
         if card is None:
             raise SystemExit(f"no model card at {card_path('chess')}: write one first (docs/networks.md)")
-        write_text_atomic(card_path("chess"), json.dumps({**card, "uci_elo": data}, indent=2, ensure_ascii=False) + "\n")
+        text = json.dumps({**card, "uci_elo": data}, indent=2, ensure_ascii=False) + "\n"
+        write_text_atomic(card_path("chess"), text)
         print(f"\nwrote the levels into {card_path('chess')}")
     if args.verify:
         levels = sorted((Level(r["simulations"], r["temperature"], r["elo"]) for r in rows), key=lambda x: x.elo)
