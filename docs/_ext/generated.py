@@ -135,9 +135,8 @@ class PresetsTable(SphinxDirective):
 
 class UCIOptions(SphinxDirective):
     def run(self) -> list[nodes.Node]:
-        from_uci = importlib.import_module("chess_envs.apps.uci")
         rows = []
-        for option in from_uci.OPTIONS:
+        for option in load("chess_envs.apps.uci:OPTIONS"):
             span = "" if callable(option.bounds) else f"{option.bounds[0]:,} .. {option.bounds[1]:,}"
             rows.append(
                 [
