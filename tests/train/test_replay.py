@@ -166,3 +166,29 @@ def test_a_0_2_replay_file_is_read_oldest_first_and_becomes_a_chunk(tmp_path, ol
     again = ReplayBuffer(8, SHAPE, 1, max_actions=4)
     again.load(tmp_path / "replay")
     assert numbers(again) == list(range(count - 8, count))
+
+
+def test_weight_versions_are_stored_and_a_format_2_store_reads_as_version_minus_one(tmp_path) -> None:
+    # a store as 0.3 wrote it: format 2, chunks without versions
+    old = filled(100, 30)
+    old.save(tmp_path / "replay")
+    index_path = tmp_path / "replay" / "index.json"
+    index = json.loads(index_path.read_text())
+    index["format"] = "chess_envs.replay/2"
+    index["shapes"] = {name: shape for name, shape in index["shapes"].items() if name != "versions"}
+    index_path.write_text(json.dumps(index))
+    chunk = tmp_path / "replay" / "chunk_000000000000.npz"
+    with np.load(chunk) as data:
+        arrays = {name: data[name] for name in data.files if name != "versions"}
+    np.savez(chunk, **arrays)
+    resumed = ReplayBuffer(100, SHAPE, 1, max_actions=4)
+    resumed.load(tmp_path / "replay")
+    assert numbers(resumed) == list(range(30)) and set(resumed.versions[:30].tolist()) == {-1}
+    for n in range(30, 40):  # new positions with their versions, appended to the old store
+        resumed.add(np.zeros(SHAPE, np.float32), np.array([0]), np.array([1.0]), np.array([n]), version=n * 10)
+    resumed.save(tmp_path / "replay")
+    assert json.loads(index_path.read_text())["format"] == "chess_envs.replay/3"
+    again = ReplayBuffer(100, SHAPE, 1, max_actions=4)
+    again.load(tmp_path / "replay")
+    assert numbers(again) == list(range(40))
+    assert again.versions[:40].tolist() == [-1] * 30 + [n * 10 for n in range(30, 40)]

@@ -61,14 +61,20 @@ class Learner:
 
     # -- data in ---------------------------------------------------------------------------
 
-    def add_games(self, games: list[FinishedGame], nn_evaluations: int = 0) -> None:
-        """Store finished self-play games in the replay buffer and count them."""
+    def add_games(self, games: list[FinishedGame], nn_evaluations: int = 0) -> np.ndarray:
+        """Store finished self-play games in the replay buffer and count them; returns each stored
+        network position's staleness (int64 ``[positions]``: learner steps since the weights that played it)."""
+        staleness = []
         for game in games:
-            for planes, actions, policy, value in zip(game.planes, game.actions, game.policies, game.values):
-                self.replay.add(planes, actions, policy, value)
+            versions = game.versions if len(game.versions) == game.plies else np.full(game.plies, -1)
+            rows = zip(game.planes, game.actions, game.policies, game.values, versions)
+            for planes, actions, policy, value, version in rows:
+                self.replay.add(planes, actions, policy, value, int(version))
+            staleness.append(self.counters["learner_steps"] - versions[versions >= 0])
             self.counters["positions"] += game.plies
         self.counters["games"] += len(games)
         self.counters["nn_evaluations"] += nn_evaluations
+        return np.concatenate(staleness) if staleness else np.zeros(0, dtype=np.int64)
 
     def weights(self) -> dict[str, torch.Tensor]:
         """The network's weights on the CPU (what self-play workers load)."""

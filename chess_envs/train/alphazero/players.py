@@ -95,6 +95,7 @@ class LocalSelfPlay:
         if counters["learner_steps"] != self.steps_seen:
             self.self_play.forget_evaluations()  # they are of the weights before the last steps
             self.steps_seen = counters["learner_steps"]
+        self.self_play.version = counters["learner_steps"]  # the learner's own network: always the newest
         tick, network_before = time.monotonic(), evaluator.seconds
         evaluations = self.self_play.network_evaluations
         games = self.self_play.play(moves)

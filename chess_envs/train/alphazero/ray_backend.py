@@ -42,10 +42,13 @@ class SelfPlayActor:
         self.evaluator = NetworkEvaluator(self.network, device, settings.inference)
         self.self_play = configured_self_play(settings, self.evaluator, [settings.seed, 1009, index])
 
-    def play(self, weights: dict, moves: int) -> tuple[list[FinishedGame], int, float]:
-        """Finished games after ``moves`` moves with ``weights``, the network evaluations and seconds it took."""
-        self.network.load_state_dict(weights)
-        self.self_play.forget_evaluations()  # evaluations of the old weights
+    def play(self, weights: dict, version: int, moves: int) -> tuple[list[FinishedGame], int, float]:
+        """Finished games after ``moves`` moves with ``weights`` (published at learner step ``version``),
+        the network evaluations and seconds it took."""
+        if version != self.self_play.version:
+            self.network.load_state_dict(weights)
+            self.self_play.forget_evaluations()  # evaluations of the old weights
+            self.self_play.version = version
         evaluations, seconds = self.self_play.network_evaluations, self.evaluator.seconds
         games = self.self_play.play(moves)
         return games, self.self_play.network_evaluations - evaluations, self.evaluator.seconds - seconds
@@ -77,7 +80,8 @@ class RaySelfPlay:
         tick = time.monotonic()
         weights = ray.put(self.learner.weights())
         played = Played([], 0, 0.0, 0.0, 0)
-        for future in [actor.play.remote(weights, moves) for actor in self.actors]:
+        version = self.learner.counters["learner_steps"]
+        for future in [actor.play.remote(weights, version, moves) for actor in self.actors]:
             try:
                 games, evaluations, network_seconds = ray.get(future)
             except RayActorError:

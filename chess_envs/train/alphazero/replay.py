@@ -2,7 +2,9 @@
 
 Planes are stored as uint8 (value * 255, exact for the 0/1 planes, 1/255 steps for the
 counters), policy targets sparsely (the searched actions and their probabilities, float16),
-and one value target per seat counted from the mover. In memory the buffer is a ring: the
+one value target per seat counted from the mover, and the weight version that played it (the
+learner step whose weights the search used; -1 where unknown: stores written before 0.4 and the
+four-player teacher's games). In memory the buffer is a ring: the
 position added ``seq``-th (from 0) sits at row ``seq % capacity``.
 
 On disk (:meth:`ReplayBuffer.save`, :meth:`ReplayBuffer.load`) it is a folder of chunks, so a save
@@ -10,6 +12,9 @@ writes only the positions added since the last one::
 
     replay/chunk_<first seq, 12 digits>.npz   positions [first, first + count): plain arrays, no pickle
     replay/index.json                         {"format", "added", "shapes", "chunks": [{"file", "first", "count"}]}
+
+A store of format 2 (before weight versions) is read as it is, its positions of version -1; the
+next save writes the index as format 3 and its new chunks with versions.
 
 Each chunk is written atomically before the index that names it, and the index is replaced
 atomically: a kill at any moment leaves the previous index and its chunks. Chunks whose
@@ -30,8 +35,11 @@ import numpy as np
 from chess_envs.files import remove_stale_temporaries, write_atomic, write_text_atomic
 from chess_envs.search.protocol import quantize_planes
 
-ARRAYS = ("planes", "policy_actions", "policy_probs", "values")
-FORMAT = "chess_envs.replay/2"
+ARRAYS = ("planes", "policy_actions", "policy_probs", "values", "versions")
+OPTIONAL = {"versions": -1}
+"""Arrays a chunk of an older store may lack, and the value their positions take then."""
+FORMAT = "chess_envs.replay/3"
+READABLE = ("chess_envs.replay/2", FORMAT)
 INDEX = "index.json"
 LEGACY_FILE = "replay.npz"
 """The 0.2 replay file, in the run folder beside ``replay/``."""
@@ -43,7 +51,8 @@ class ReplayError(ValueError):
 
 class ReplayBuffer:
     """The last ``capacity`` positions added; shapes per position: planes ``planes_shape`` (uint8),
-    policy ``[max_actions]`` actions (int32, -1 padded) and probabilities (float16), values ``[value_size]``."""
+    policy ``[max_actions]`` actions (int32, -1 padded) and probabilities (float16), values ``[value_size]``,
+    and the weight version of each (int64)."""
 
     def __init__(self, capacity: int, planes_shape: tuple[int, ...], value_size: int, max_actions: int = 64) -> None:
         self.capacity = capacity
@@ -52,6 +61,7 @@ class ReplayBuffer:
         self.policy_actions = np.full((capacity, max_actions), -1, dtype=np.int32)
         self.policy_probs = np.zeros((capacity, max_actions), dtype=np.float16)
         self.values = np.zeros((capacity, value_size), dtype=np.float32)
+        self.versions = np.full(capacity, -1, dtype=np.int64)
         self.added = 0
         self.saved = 0
         """Positions (counted like ``added``) already in the store on disk."""
@@ -68,8 +78,11 @@ class ReplayBuffer:
     def __len__(self) -> int:
         return self.size
 
-    def add(self, planes: np.ndarray, actions: np.ndarray, probs: np.ndarray, value: np.ndarray) -> None:
-        """One position: float planes, the policy target over ``actions``, the value target."""
+    def add(
+        self, planes: np.ndarray, actions: np.ndarray, probs: np.ndarray, value: np.ndarray, version: int = -1
+    ) -> None:
+        """One position: float planes, the policy target over ``actions``, the value target, the
+        weight version that played it."""
         i = self.position
         self.planes[i] = quantize_planes(planes)
         if len(actions) > self.max_actions:  # keep the most visited actions, renormalised
@@ -79,6 +92,7 @@ class ReplayBuffer:
         self.policy_actions[i] = np.pad(actions, padding, constant_values=-1)
         self.policy_probs[i] = np.pad(probs, padding)
         self.values[i] = value
+        self.versions[i] = version
         self.added += 1
 
     def sample(self, batch_size: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
@@ -96,6 +110,7 @@ class ReplayBuffer:
         """Append the positions added since the last save to the store in ``folder``; returns the bytes written."""
         folder = Path(folder)
         index = read_index(folder) if (folder / INDEX).exists() else _new_index(self._shapes())
+        index["format"], index["shapes"] = FORMAT, self._shapes()  # a format-2 store's chunks lack versions only
         first = max(self.saved, self.added - self.capacity)
         written = 0
         if first < self.added:
@@ -127,8 +142,9 @@ class ReplayBuffer:
             self._load_legacy(folder.parent / LEGACY_FILE, added)
             return
         index = read_index(folder)
-        if index["shapes"] != self._shapes():
-            raise ReplayError(f"{folder}: positions of shapes {index['shapes']}, this buffer holds {self._shapes()}")
+        shapes = self._shapes() if index["format"] == FORMAT else _without_optional(self._shapes())
+        if index["shapes"] != shapes:
+            raise ReplayError(f"{folder}: positions of shapes {index['shapes']}, this buffer holds {shapes}")
         stored = index["added"]
         upto = stored if added is None else added
         if upto > stored:
@@ -142,7 +158,11 @@ class ReplayBuffer:
             arrays = _read_arrays(folder / chunk["file"], ARRAYS, "replay chunk", count)
             rows = np.arange(low, high) % self.capacity
             for name in ARRAYS:
-                getattr(self, name)[rows] = arrays[name][low - first : high - first]
+                target = getattr(self, name)
+                if name in arrays:
+                    target[rows] = arrays[name][low - first : high - first]
+                else:
+                    target[rows] = OPTIONAL[name]
         held = sum(max(0, min(c["first"] + c["count"], upto) - max(c["first"], oldest)) for c in index["chunks"])
         if held != upto - oldest:
             raise ReplayError(f"{folder}: its chunks hold {held:,} of the last {upto - oldest:,} positions")
@@ -150,9 +170,10 @@ class ReplayBuffer:
 
     def _load_legacy(self, path: Path, added: int | None) -> None:
         """The 0.2 file: the ring as it was (rows in their old places, ``position`` the next row)."""
-        arrays = _read_arrays(path, (*ARRAYS, "counters"), "replay buffer file")
+        names = (*_without_optional(dict.fromkeys(ARRAYS)), "counters")
+        arrays = _read_arrays(path, names, "replay buffer file")
         n = len(arrays["planes"])
-        for name in ARRAYS:
+        for name in names[:-1]:
             target = getattr(self, name)
             if arrays[name].shape[1:] != target.shape[1:] or len(arrays[name]) != n:
                 raise ReplayError(
@@ -165,10 +186,16 @@ class ReplayBuffer:
         order = (np.arange(n) + position) % n if stored > n else np.arange(n)
         keep = order[-self.capacity :]
         rows = np.arange(stored - len(keep), stored) % self.capacity
-        for name in ARRAYS:
+        for name in names[:-1]:
             getattr(self, name)[rows] = arrays[name][keep]
+        self.versions[rows] = OPTIONAL["versions"]
         self.added = stored
         self.saved = stored - len(keep)  # the next save writes them all to the new store
+
+
+def _without_optional(shapes: dict[str, Any]) -> dict[str, Any]:
+    """``shapes`` less the arrays a store of format 2 did not have."""
+    return {name: shape for name, shape in shapes.items() if name not in OPTIONAL}
 
 
 def _new_index(shapes: dict[str, list[int]]) -> dict[str, Any]:
@@ -182,7 +209,7 @@ def read_index(folder: Path) -> dict[str, Any]:
         index = json.loads(path.read_text(encoding="utf-8"))
         chunks = index["chunks"]
         valid = (
-            index["format"] == FORMAT
+            index["format"] in READABLE
             and isinstance(index["added"], int)
             and isinstance(index["shapes"], dict)
             and all(
@@ -197,7 +224,7 @@ def read_index(folder: Path) -> dict[str, Any]:
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ReplayError(f"{path} is not a readable replay index ({error})") from None
     if not valid:
-        raise ReplayError(f"{path} is not a chess_envs replay index of format {FORMAT}")
+        raise ReplayError(f"{path} is not a chess_envs replay index of format {' or '.join(READABLE)}")
     return index
 
 
@@ -206,7 +233,7 @@ def _read_arrays(path: Path, names: tuple[str, ...], what: str, count: int = 0) 
     says the file is not ``what`` it should be."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in names}
+            arrays = {name: data[name] for name in names if name in data.files or name not in OPTIONAL}
     except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError) as error:
         raise ReplayError(f"{path} is not a {what} ({error})") from None
     if any(len(array) < count for array in arrays.values()):

@@ -38,6 +38,8 @@ class FinishedGame:
     """float32 ``[plies, value_size]``: the outcome from the mover's seat (per seat from the mover's for 4 players)"""
     returns: np.ndarray
     """the final returns per seat"""
+    versions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """int64 ``[plies]``: the weight version that played each position (-1: not a network's)"""
 
     @property
     def plies(self) -> int:
@@ -53,6 +55,7 @@ class _Game:
     policies: list[np.ndarray] = field(default_factory=list)
     movers: list[int] = field(default_factory=list)
     root_values: list[float] = field(default_factory=list)
+    versions: list[int] = field(default_factory=list)
 
 
 def final_returns(state: GameState) -> np.ndarray:
@@ -86,6 +89,8 @@ class SelfPlay:
         self.temperature_plies = temperature_plies
         self.max_plies = max_plies
         self.games: list[_Game] = []
+        self.version = -1
+        """the weight version the evaluator's network has now (the learner step it was published at)"""
 
     @property
     def network_evaluations(self) -> int:
@@ -110,6 +115,7 @@ class SelfPlay:
                 game.actions.append(output.legal_actions[index])
                 game.policies.append(output.action_weights[index])
                 game.movers.append(state.current_player)
+                game.versions.append(self.version)
                 game.root_values.append(float(output.root_value[index]) if self.value_target_q else 0.0)
                 tree.advance(int(output.action[index]))
                 if tree.state.is_terminal() or len(game.movers) >= self.max_plies:
@@ -124,4 +130,11 @@ class SelfPlay:
         width = 1 if self.num_players == 2 else self.num_players
         values = np.array([np.roll(returns, -mover)[:width] for mover in game.movers], dtype=np.float64)
         values[:, 0] = (1 - self.value_target_q) * values[:, 0] + self.value_target_q * np.array(game.root_values)
-        return FinishedGame(np.stack(game.planes), game.actions, game.policies, values.astype(np.float32), returns)
+        return FinishedGame(
+            np.stack(game.planes),
+            game.actions,
+            game.policies,
+            values.astype(np.float32),
+            returns,
+            np.array(game.versions, dtype=np.int64),
+        )
