@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 
@@ -43,7 +44,8 @@ def test_smoke_run_survives_a_killed_self_play_actor(tmp_path, local_ray):
         if iteration == 5:
             seen["after"] = counters
             seen["restarts"] = players.restarts
-            seen["restarted_actor_plays"] = ray.get(players.actors[0].play.remote(learner.weights(), 2))
+            weights = [ray.put(learner.weights())]
+            seen["restarted_actor_plays"] = ray.get(players.actors[0].play.remote(weights, 1, 2))
             seen["new_pid"] = ray.get(players.actors[0].pid.remote())
 
     path = alphazero.run(config, on_iteration=hook)
@@ -52,7 +54,33 @@ def test_smoke_run_survives_a_killed_self_play_actor(tmp_path, local_ray):
     assert after["learner_steps"] > before["learner_steps"] > 0
     assert after["games"] >= before["games"] and after["replay_size"] >= before["replay_size"]
     assert payload["counters"]["iteration"] == 5 and payload["counters"]["learner_steps"] == after["learner_steps"]
-    games, evaluations, network_seconds = seen["restarted_actor_plays"]
-    assert isinstance(games, list) and evaluations > 0 and network_seconds > 0
+    delivery = seen["restarted_actor_plays"]
+    assert isinstance(delivery.games, list) and delivery.evaluations > 0 and delivery.network_seconds > 0
+    assert delivery.version == 1 and 0 < delivery.busy_seconds <= delivery.wall_seconds
     assert seen["new_pid"] != seen["pid"]  # a new process took the killed one's place
     assert (tmp_path / "r" / "metrics.jsonl").exists() and (tmp_path / "r" / "replay" / "index.json").exists()
+
+
+def test_an_async_run_on_ray_goes_on_past_a_killed_actor(tmp_path, local_ray):
+    """Actors play all the time; one is killed mid-run: its calls in flight are lost and counted,
+    Ray restarts it, the learner keeps its steps and replay, and the restarted actor delivers again."""
+    settings = {**PRESETS["smoke"], "runs_dir": str(tmp_path), "run_name": "a", "iterations": 30, "eval_every": 0}
+    config = build(AlphaZeroConfig, **settings, progress=False, backend="ray", ray_workers=2, pipeline="async")
+    seen: dict = {}
+
+    def hook(iteration, pipeline, learner):
+        if iteration == 3:
+            seen["before"] = dict(learner.counters)
+            seen["pid"] = pipeline.stream.pids[0]
+            ray.kill(pipeline.stream.handles[0], no_restart=False)
+        if iteration > 3 and "back" not in seen and pipeline.stream.pids[0] != seen["pid"]:
+            seen["back"] = iteration, pipeline.stream.restarts  # the restarted actor delivered
+
+    path = alphazero.run(config, on_iteration=hook)
+    counters = load_checkpoint(path, "los_alamos")["counters"]
+    assert counters["iteration"] == 30 and counters["games"] >= seen["before"]["games"]
+    assert counters["learner_steps"] >= seen["before"]["learner_steps"]
+    back, restarts = seen["back"]
+    assert back < 30 and restarts >= 1
+    rows = [json.loads(line) for line in (tmp_path / "a" / "metrics.jsonl").read_text().splitlines()]
+    assert rows[-1]["pipeline/restarts"] >= 1

@@ -100,6 +100,22 @@ class LearnerSection:
     pause_at: float = arg(
         0.0, "stop this part once the run has trained this many minutes in all; --resume goes on (0: never)", low=0
     )
+    pipeline: str = arg(
+        "lockstep",
+        "lockstep: self-play and learning take turns (reproducible); async: actors play all the time and the "
+        "learner learns beside them at --replay-ratio",
+        choices=("lockstep", "async"),
+    )
+    replay_ratio: float = arg(
+        0.0,
+        "async: samples learned per new position (0: the lock-step loop's at these settings, steps_per_iteration x "
+        "batch_size / (moves_per_iteration x games_in_parallel x actors))",
+        low=0,
+    )
+    publish_every: int = arg(16, "async: learner steps between weight versions handed to the actors", low=1)
+    max_staleness: int = arg(
+        256, "async: the learner waits rather than run more steps than this ahead of any actor's weights", low=1
+    )
 
 
 @dataclass
@@ -111,6 +127,14 @@ class BackendSection:
     )
     ray_address: str = arg("", "with --backend ray: a cluster address ('auto' or host:port); empty starts a local Ray")
     ray_workers: int = arg(2, "with --backend ray: self-play actors", low=1, high=4_096)
+    ray_resources: str = arg(
+        "",
+        "with --backend ray: a custom resource each actor needs, name=amount (place them on self-play nodes "
+        "started with ray start --resources)",
+    )
+    actor_slowdown: float = arg(
+        1.0, "async: the first actor plays this many times slower (a straggler, for tests and measurements)", low=1
+    )
 
 
 @dataclass
@@ -132,6 +156,10 @@ class AlphaZeroConfig(Config):
             raise ValueError("teacher_games: the material search teaches four-player chess, with --backend local")
         if self.teacher_handover and not (self.teacher_games and self.eval_every):
             raise ValueError("teacher_handover is checked at the evaluations: it needs teacher_games and eval_every")
+        if self.pipeline == "async" and self.teacher_games:
+            raise ValueError("--pipeline async: the teacher's games already run beside the learner; use lockstep")
+        if self.ray_resources and not _resource(self.ray_resources):
+            raise ValueError(f"--ray-resources: expected name=amount, got {self.ray_resources!r}")
         if self.inference == "openvino" and resolve_device(self.device).type != "cpu":
             raise ValueError(f"--inference openvino runs self-play on the CPU: use --device cpu, not {self.device}")
         per_position = int(np.prod(prototype.observation_shape)) + 64 * 6 + 4 * prototype.num_players
@@ -244,6 +272,20 @@ PRESETS: dict[str, dict[str, Any]] = {
     ),
 }
 """named sets of settings over the defaults (``--preset NAME``; the flags given go over them)"""
+
+
+def _resource(text: str) -> dict[str, float]:
+    """``name=amount`` as Ray's resources argument (empty where the text is not of that form)."""
+    name, _, amount = text.partition("=")
+    try:
+        return {name.strip(): float(amount)} if name.strip() and float(amount) > 0 else {}
+    except ValueError:
+        return {}
+
+
+def ray_resources(config: AlphaZeroConfig) -> dict[str, float]:
+    """The custom resource each self-play actor needs (``--ray-resources``)."""
+    return _resource(config.ray_resources) if config.ray_resources else {}
 
 
 def configured_self_play(

@@ -7,7 +7,9 @@
 Two pieces do the work: self-play (:mod:`chess_envs.train.alphazero.players`: ``games_in_parallel`` games at once,
 the leaves of all their search trees through the network in one batch, on a GPU when there is
 one) hands back finished games; :class:`~chess_envs.train.alphazero.learner.Learner` stores them, learns and saves.
-This script alternates the two; ``--backend ray`` plays on Ray actors instead
+This script alternates the two (``--pipeline lockstep``, the default), or runs them side by side
+(``--pipeline async``, :mod:`chess_envs.train.alphazero.pipeline`: self-play in a worker process or on Ray
+actors, the learner at ``--replay-ratio``); ``--backend ray`` plays on Ray actors
 (:mod:`chess_envs.train.alphazero.ray_backend`), through the same loop. A run folder ``runs/<run_name>/`` holds
 ``config.json``, ``checkpoints/`` (``last.pt`` and numbered copies: weights, optimizer, schedule,
 counters, RNG states), ``replay/`` (the replay store), TensorBoard events and ``metrics.jsonl``.
@@ -28,11 +30,20 @@ from chess_envs.agents.alphazero.checkpoint import CheckpointError, load_checkpo
 from chess_envs.agents.alphazero.network import NetworkConfig
 from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig
 from chess_envs.train.alphazero.learner import REPLAY, Learner
+from chess_envs.train.alphazero.pipeline import LocalStream, Pipeline
 from chess_envs.train.alphazero.players import LocalSelfPlay, Played, Players, teaching
 from chess_envs.train.alphazero.sections import SHAPE
 from chess_envs.train.alphazero.selfplay import FinishedGame
 from chess_envs.train.config import fail, make_parser, parse_args
 from chess_envs.train.run_folder import StopSignals
+
+PROGRESS = (
+    "pipeline/actor_busy_share",
+    "pipeline/learner_busy_share",
+    "pipeline/replay_ratio",
+    "pipeline/staleness_max",
+)
+"""The asynchronous pipeline's charts that the progress line shows too."""
 
 
 def take_init_shape(config: AlphaZeroConfig) -> AlphaZeroConfig:
@@ -56,7 +67,9 @@ def game_metrics(games: list[FinishedGame]) -> dict[str, float]:
     }
 
 
-def run(config: AlphaZeroConfig, on_iteration: Callable[[int, Players, Learner], None] | None = None) -> Path:
+def run(
+    config: AlphaZeroConfig, on_iteration: Callable[[int, Players | Pipeline, Learner], None] | None = None
+) -> Path:
     """Start or resume the run of ``config`` and train until its limits; returns the last checkpoint."""
     try:
         config = take_init_shape(config)
@@ -75,12 +88,18 @@ def run(config: AlphaZeroConfig, on_iteration: Callable[[int, Players, Learner],
             f"resumed {learner.run_dir} from {path.name} at learner step {counters['learner_steps']}, "
             f"iteration {counters['iteration']}, {counters['games']} games, {len(learner.replay):,} positions in replay"
         )
+    players: Players | Pipeline
     if config.backend == "ray":
         try:
-            from chess_envs.train.alphazero.ray_backend import RaySelfPlay
+            from chess_envs.train.alphazero.ray_backend import RaySelfPlay, RayStream
         except ImportError:
             fail("--backend ray needs Ray: pip install -e '.[ray]'")
-        players: Players = RaySelfPlay(config, learner)
+        if config.pipeline == "async":
+            players = Pipeline(config, learner, RayStream(config, learner))
+        else:
+            players = RaySelfPlay(config, learner)
+    elif config.pipeline == "async":
+        players = Pipeline(config, learner, LocalStream(config, learner))
     else:
         players = LocalSelfPlay(config, learner)
     started_at, seconds_before = time.monotonic(), counters["seconds"]
@@ -94,12 +113,33 @@ def run(config: AlphaZeroConfig, on_iteration: Callable[[int, Players, Learner],
                     break
                 if config.iterations and counters["iteration"] >= config.iterations:
                     break
-                played = players.play(config.moves_per_iteration)
+                steps_before = counters["learner_steps"]
+                if isinstance(players, Pipeline):
+                    window, losses = players.iteration()
+                    played = Played(
+                        window.games,
+                        window.evaluations,
+                        time.monotonic() - window.started,
+                        window.network_seconds,
+                        window.positions,
+                        players.stream.restarts,
+                    )
+                    pipeline_charts = players.charts(window)
+                else:
+                    played = players.play(config.moves_per_iteration)
+                    staleness = learner.add_games(played.games, played.evaluations)
+                    tick = time.monotonic()
+                    losses = learner.learn(config.steps_per_iteration)
+                    learned = time.monotonic() - tick
+                    pipeline_charts = {
+                        "pipeline/learner_busy_share": learned / max(learned + played.seconds, 1e-9),
+                        "pipeline/staleness_mean": float(staleness.mean()) if len(staleness) else 0.0,
+                        "pipeline/staleness_max": float(staleness.max()) if len(staleness) else 0.0,
+                    }
+                    if played.worker_seconds:  # Ray actors: their wall since their last call's end holds the learning
+                        pipeline_charts["pipeline/actor_busy_share"] = played.busy_seconds / played.worker_seconds
                 totals.seconds += played.seconds
                 totals.network_seconds += played.network_seconds
-                learner.add_games(played.games, played.evaluations)
-                steps_before = counters["learner_steps"]
-                losses = learner.learn(config.steps_per_iteration)
                 counters["iteration"] += 1
                 counters["seconds"] = seconds_before + time.monotonic() - started_at
                 if learner.due_for_checkpoint(steps_before):
@@ -115,6 +155,7 @@ def run(config: AlphaZeroConfig, on_iteration: Callable[[int, Players, Learner],
                     "charts/games": counters["games"],
                     "charts/worker_restarts": played.restarts,
                     **game_metrics(played.games),
+                    **pipeline_charts,
                 }
                 if losses:
                     values["losses/policy"], values["losses/value"] = losses["policy"], losses["value"]
@@ -126,7 +167,8 @@ def run(config: AlphaZeroConfig, on_iteration: Callable[[int, Players, Learner],
                 learner.log(values)
                 bar.update()
                 evals = {k.split("/")[1]: round(v, 2) for k, v in values.items() if k.startswith("eval/")}
-                bar.set_postfix(games=counters["games"], steps=counters["learner_steps"], **evals)
+                shown = {k.split("/")[1]: round(v, 2) for k, v in pipeline_charts.items() if k in PROGRESS}
+                bar.set_postfix(games=counters["games"], steps=counters["learner_steps"], **shown, **evals)
                 if on_iteration is not None:
                     on_iteration(counters["iteration"], players, learner)
         except KeyboardInterrupt:

@@ -33,6 +33,10 @@ class Played:
     """positions played (moves times games in flight)"""
     restarts: int = 0
     """workers that died and were restarted so far"""
+    busy_seconds: float = 0.0
+    """the workers' time playing (Ray actors: summed over them)"""
+    worker_seconds: float = 0.0
+    """the workers' wall time since their last hand-over (0: not measured, one process)"""
 
 
 class Players(Protocol):
