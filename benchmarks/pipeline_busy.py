@@ -24,7 +24,8 @@ def train(folder: Path, pipeline: str, args: argparse.Namespace) -> list[dict]:
     command = [
         sys.executable, "-m", "chess_envs.train.alphazero", "--preset", args.preset, "--minutes", str(args.minutes),
         "--backend", "ray", "--ray-workers", str(args.workers), "--pipeline", pipeline, "--eval-every", "0",
-        "--runs-dir", str(folder), "--run-name", pipeline, "--progress", "false", *args.extra,
+        "--runs-dir", str(folder), "--run-name", pipeline, "--progress", "false",
+        "--actor-slowdown", str(args.slowdown), *args.extra,
     ]  # fmt: skip
     subprocess.run(command, check=True)
     return [json.loads(line) for line in (folder / pipeline / "metrics.jsonl").read_text().splitlines()]
@@ -49,6 +50,8 @@ def summary(rows: list[dict], minutes: float) -> dict[str, float]:
         "positions/s": mean("charts/positions_per_s"),
         "learner steps/s": last["learner_steps"] / (minutes * 60),
         "games": last["charts/games"],
+        "fastest actor positions/s": mean("pipeline/fastest_actor_positions_per_s"),
+        "slowest actor positions/s": mean("pipeline/slowest_actor_positions_per_s"),
     }
 
 
@@ -58,11 +61,13 @@ def main() -> None:
     parser.add_argument("--preset", default="los_alamos")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--pipelines", nargs="+", default=["async", "lockstep"], choices=("async", "lockstep"))
+    parser.add_argument("--slowdown", type=float, default=1.0, help="the first actor this many times slower")
     parser.add_argument("extra", nargs="*", help="more training flags after --, for both runs")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         results = {pipeline: summary(train(Path(folder), pipeline, args), args.minutes) for pipeline in args.pipelines}
-    print(f"{args.preset}, {args.minutes:g} minutes a run, {args.workers} actors on a local Ray")
+    actors = f"{args.workers} actors on a local Ray, slowdown {args.slowdown:g}"
+    print(f"{args.preset}, {args.minutes:g} minutes a run, {actors}")
     print(f"{'figure':<40}" + "".join(f"{p:>12}" for p in results))
     for key in next(iter(results.values())):
         print(f"{key:<40}" + "".join(f"{r[key]:>12,.3f}" for r in results.values()))

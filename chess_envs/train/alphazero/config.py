@@ -133,7 +133,9 @@ class BackendSection:
         "started with ray start --resources)",
     )
     actor_slowdown: float = arg(
-        1.0, "async: the first actor plays this many times slower (a straggler, for tests and measurements)", low=1
+        1.0,
+        "with --backend ray: the first actor plays this many times slower (a straggler, for tests and measurements)",
+        low=1,
     )
 
 

@@ -138,6 +138,9 @@ def run(
                     }
                     if played.worker_seconds:  # Ray actors: their wall since their last call's end holds the learning
                         pipeline_charts["pipeline/actor_busy_share"] = played.busy_seconds / played.worker_seconds
+                        rate = played.positions / config.ray_workers / max(learned + played.seconds, 1e-9)
+                        pipeline_charts["pipeline/slowest_actor_positions_per_s"] = rate  # the slowest gates all
+                        pipeline_charts["pipeline/fastest_actor_positions_per_s"] = rate
                 totals.seconds += played.seconds
                 totals.network_seconds += played.network_seconds
                 counters["iteration"] += 1

@@ -203,6 +203,8 @@ class Window:
     learner_seconds: float = 0.0
     steps: int = 0
     staleness: list[np.ndarray] = field(default_factory=list)
+    by_actor: dict[int, int] = field(default_factory=dict)
+    """positions played by each actor"""
 
 
 class Pipeline:
@@ -273,13 +275,17 @@ class Pipeline:
         window.busy_seconds += delivery.busy_seconds
         window.actor_seconds += delivery.wall_seconds
         window.staleness.append(staleness)
+        window.by_actor[delivery.actor] = window.by_actor.get(delivery.actor, 0) + delivery.positions
 
     def charts(self, window: Window) -> dict[str, float]:
         """The pipeline's charts for a window."""
         seconds = max(time.monotonic() - window.started, 1e-9)
         staleness = np.concatenate(window.staleness) if window.staleness else np.zeros(0)
         counters = self.learner.counters
+        rates = [window.by_actor.get(actor, 0) / seconds for actor in range(self.stream.actors)]
         return {
+            "pipeline/slowest_actor_positions_per_s": min(rates),
+            "pipeline/fastest_actor_positions_per_s": max(rates),
             "pipeline/actor_busy_share": window.busy_seconds / max(window.actor_seconds, 1e-9),
             "pipeline/learner_busy_share": window.learner_seconds / seconds,
             "pipeline/positions_in_per_s": window.positions / seconds,

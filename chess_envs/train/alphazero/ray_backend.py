@@ -47,6 +47,10 @@ class SelfPlayActor:
         """The actor's process id (a restarted actor has a new one)."""
         return os.getpid()
 
+    def node(self) -> str:
+        """The id of the Ray node the actor runs on."""
+        return ray.get_runtime_context().get_node_id()
+
 
 def start_actors(config: AlphaZeroConfig) -> tuple[bool, list]:
     """Ray (started here unless the process or ``ray_address`` has one) and ``ray_workers`` actors,
