@@ -75,6 +75,7 @@ def test_a_killed_self_play_node_costs_only_its_games_and_is_used_again(tmp_path
                 story["restarted_at"] = now
         elif "restarted_at" in story and stream.pids.get(0) != story["killed_pid"]:
             story["back"] = now - story["restarted_at"]  # the actor delivers from the new node
+            story["back_on"], story["new_node"] = ray.get(stream.handles[0].node.remote()), nodes[-1].node_id
             story["after"] = dict(learner.counters)
             raise KeyboardInterrupt  # the run stops as at Ctrl-C: it saves
         for name in ("killed_at", "restarted_at"):
@@ -85,6 +86,7 @@ def test_a_killed_self_play_node_costs_only_its_games_and_is_used_again(tmp_path
     placed, head = story["placed"]
     assert head not in placed and len(placed) == 2  # each actor on its own self-play node
     assert story["went_on"] < BOUND and story["back"] < BOUND
+    assert story["back_on"] == story["new_node"]  # the restarted actor runs on the node started again
     counters = load_checkpoint(path, "los_alamos")["counters"]
     before, after = story["before"], story["after"]
     assert counters["games"] >= after["games"] > before["games"]
