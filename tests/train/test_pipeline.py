@@ -46,7 +46,7 @@ class ScriptedStream:
     def poll(self, timeout: float) -> list[Delivery]:
         if not timeout:
             return []
-        return [Delivery(i, [game(10, v)], v, 10, 0.0, 10, 1.0, 1.0) for i, v in enumerate(self.versions)]
+        return [Delivery(i, [game(10, v)], v, 10, 0.0, 10, 1.0, 1.0, v) for i, v in enumerate(self.versions)]
 
     def close(self) -> None:
         pass

@@ -112,6 +112,13 @@ class LearnerSection:
         "batch_size / (moves_per_iteration x games_in_parallel x actors))",
         low=0,
     )
+    learner_ranks: int = arg(
+        1,
+        "processes of a data-parallel learner (DistributedDataParallel: gloo on the CPU, NCCL on GPUs, rank r on "
+        "cuda:r); each learns batch_size / ranks positions of every batch",
+        low=1,
+        high=64,
+    )
     publish_every: int = arg(16, "async: learner steps between weight versions handed to the actors", low=1)
     max_staleness: int = arg(
         256, "async: the learner waits rather than run more steps than this ahead of any actor's weights", low=1
@@ -160,6 +167,8 @@ class AlphaZeroConfig(Config):
             raise ValueError("teacher_handover is checked at the evaluations: it needs teacher_games and eval_every")
         if self.pipeline == "async" and self.teacher_games:
             raise ValueError("--pipeline async: the teacher's games already run beside the learner; use lockstep")
+        if self.batch_size % self.learner_ranks:
+            raise ValueError(f"--learner-ranks {self.learner_ranks} must divide --batch-size {self.batch_size}")
         if self.ray_resources and not _resource(self.ray_resources):
             raise ValueError(f"--ray-resources: expected name=amount, got {self.ray_resources!r}")
         if self.inference == "openvino" and resolve_device(self.device).type != "cpu":

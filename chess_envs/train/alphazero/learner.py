@@ -23,6 +23,7 @@ from chess_envs.agents.four_player.material import MaterialSearchAgent
 from chess_envs.files import ctrl_c_deferred
 from chess_envs.registry import new_state
 from chess_envs.train.alphazero.config import AlphaZeroConfig
+from chess_envs.train.alphazero.data_parallel import DataParallel
 from chess_envs.train.alphazero.optimization import Optimization, restore_training, training_payload
 from chess_envs.train.alphazero.replay import ReplayBuffer, ReplayError
 from chess_envs.train.alphazero.sections import network_config, new_network
@@ -58,6 +59,7 @@ class Learner:
             config.replay_size, new_state(config.game).observation_shape, self.network_config.value_size
         )
         self._log = RunLog(self.run_dir)
+        self.parallel = DataParallel(config, self.optimization) if config.learner_ranks > 1 else None
 
     # -- data in ---------------------------------------------------------------------------
 
@@ -87,8 +89,9 @@ class Learner:
         if len(self.replay) < self.config.min_replay or not steps:
             return {}
         totals = np.zeros(2)
+        step = self.parallel.step if self.parallel else self.optimization.step
         for _ in range(steps):
-            totals += self.optimization.step(self.replay.sample(self.config.batch_size, self.rng))
+            totals += step(self.replay.sample(self.config.batch_size, self.rng))
         self.network.eval()
         return {"policy": totals[0] / steps, "value": totals[1] / steps}
 
@@ -116,7 +119,10 @@ class Learner:
         self._log.write(self.counters["learner_steps"], values)
 
     def close(self) -> None:
+        """Close the logs and let a data-parallel learner's other ranks go."""
         self._log.close()
+        if self.parallel:
+            self.parallel.close()
 
     # -- checkpoints -----------------------------------------------------------------------
 

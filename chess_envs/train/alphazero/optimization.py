@@ -77,10 +77,11 @@ class Optimization:
     def learning_rate(self) -> float:
         return float(self.scheduler.get_last_lr()[0])
 
-    def step(self, batch: tuple[np.ndarray, ...]) -> tuple[float, float]:
-        """One learner step on ``batch`` (see :func:`losses_and_logits`); (policy loss, value loss)."""
+    def step(self, batch: tuple[np.ndarray, ...], module: torch.nn.Module | None = None) -> tuple[float, float]:
+        """One learner step on ``batch`` (see :func:`losses_and_logits`); (policy loss, value loss).
+        ``module``: what runs the network forward, when not the network itself (a data-parallel wrapper)."""
         self.network.train()
-        policy_loss, value_loss, _ = losses_and_logits(self.network, batch, self.device)
+        policy_loss, value_loss, _ = losses_and_logits(module or self.network, batch, self.device)
         self.optimizer.zero_grad(set_to_none=True)
         self.scaler.scale(policy_loss + value_loss).backward()
         self.scaler.step(self.optimizer)

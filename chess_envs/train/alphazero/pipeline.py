@@ -56,6 +56,8 @@ class Delivery:
     """the actor's time playing the chunk"""
     wall_seconds: float
     """the actor's time since its last delivery (busy plus waiting for weights, the learner or a queue)"""
+    oldest: int = -1
+    """the oldest weight version among the positions of the actor's unfinished games"""
     pid: int = 0
     """the actor's process (a restarted actor has a new one)"""
 
@@ -98,6 +100,7 @@ class Actor:
             moves * self.games_in_parallel,
             end - start,
             end - self.last,
+            self.self_play.oldest_version,
             os.getpid(),
         )
         self.last = end
@@ -210,6 +213,10 @@ class Window:
 class Pipeline:
     """The learner's side: store what arrives, learn at the replay ratio, publish versions."""
 
+    LOST_AFTER = 60.0
+    """seconds after which a silent actor no longer holds the staleness bound (lost with its node; a
+    restarted one starts new games)"""
+
     def __init__(self, config: AlphaZeroConfig, learner: Learner, stream: Stream) -> None:
         self.config, self.learner, self.stream = config, learner, stream
         self.ratio = config.replay_ratio or lockstep_replay_ratio(config, stream.actors)
@@ -217,7 +224,10 @@ class Pipeline:
         """positions stored since the replay held ``min_replay`` (the ratio counts from there)"""
         self.steps = 0
         """learner steps taken by this pipeline"""
-        self.actor_versions: dict[int, int] = {}
+        self.oldest: dict[int, tuple[int, float]] = {}
+        """each actor's oldest weight version in flight, and when it said so"""
+        self.dropped = 0
+        """games that arrived beyond the staleness bound (from an actor counted lost), not stored"""
         self.publish()
 
     def close(self) -> None:
@@ -234,7 +244,9 @@ class Pipeline:
         if len(self.learner.replay) < self.config.min_replay:
             return 0
         by_ratio = int(self.ratio * self.learnable / self.config.batch_size) - self.steps
-        oldest = min(self.actor_versions.values(), default=self.published)
+        now = time.monotonic()
+        heard = [version for version, when in self.oldest.values() if now - when < self.LOST_AFTER]
+        oldest = min(heard, default=self.published)
         by_staleness = oldest + self.config.max_staleness - self.learner.counters["learner_steps"]
         return max(0, min(by_ratio, by_staleness, 1))  # one step between polls: the actors are answered soon
 
@@ -264,12 +276,15 @@ class Pipeline:
     def take(self, delivery: Delivery, window: Window) -> None:
         """Store a delivery's games and count it."""
         filled_before = len(self.learner.replay) >= self.config.min_replay
-        staleness = self.learner.add_games(delivery.games, delivery.evaluations)
+        limit = self.learner.counters["learner_steps"] - self.config.max_staleness
+        games = [game for game in delivery.games if game.versions.min(initial=limit) >= limit]
+        self.dropped += len(delivery.games) - len(games)
+        staleness = self.learner.add_games(games, delivery.evaluations)
         if filled_before:
-            self.learnable += sum(game.plies for game in delivery.games)
-        self.actor_versions[delivery.actor] = delivery.version
+            self.learnable += sum(game.plies for game in games)
+        self.oldest[delivery.actor] = delivery.oldest, time.monotonic()
         window.positions += delivery.positions
-        window.games += delivery.games
+        window.games += games
         window.evaluations += delivery.evaluations
         window.network_seconds += delivery.network_seconds
         window.busy_seconds += delivery.busy_seconds
@@ -294,7 +309,8 @@ class Pipeline:
             "pipeline/replay_ratio_target": self.ratio,
             "pipeline/staleness_mean": float(staleness.mean()) if len(staleness) else 0.0,
             "pipeline/staleness_max": float(staleness.max()) if len(staleness) else 0.0,
-            "pipeline/actor_lag": counters["learner_steps"] - min(self.actor_versions.values(), default=0),
+            "pipeline/actor_lag": counters["learner_steps"] - min((v for v, _ in self.oldest.values()), default=0),
+            "pipeline/stale_games_dropped": self.dropped,
             "pipeline/weight_version": self.published,
             "pipeline/restarts": self.stream.restarts,
         }

@@ -96,6 +96,11 @@ class SelfPlay:
     def network_evaluations(self) -> int:
         return self.search.network_evaluations
 
+    @property
+    def oldest_version(self) -> int:
+        """The oldest weight version among the positions of the games in flight (the current one when none)."""
+        return min((game.versions[0] for game in self.games if game.versions), default=self.version)
+
     def forget_evaluations(self) -> None:
         """Empty the evaluation cache: call it when the network's weights change."""
         self.search.cache.clear()
