@@ -47,7 +47,7 @@ def summary(rows: list[dict], minutes: float) -> dict[str, float]:
         "replay ratio target": last.get("pipeline/replay_ratio_target", float("nan")),
         "staleness mean (steps)": mean("pipeline/staleness_mean"),
         "staleness max (steps)": max(row.get("pipeline/staleness_max", 0) for row in rows),
-        "positions/s": mean("charts/positions_per_s"),
+        "positions/s (wall, learning included)": mean("pipeline/positions_in_per_s"),
         "learner steps/s": last["learner_steps"] / (minutes * 60),
         "games": last["charts/games"],
         "fastest actor positions/s": mean("pipeline/fastest_actor_positions_per_s"),

@@ -32,12 +32,13 @@ def game(plies: int, version: int) -> FinishedGame:
 class ScriptedStream:
     """Two actors that each deliver one 10-position game when the learner waits for them (a learner
     faster than its actors); actor 1 keeps the version it was first given when ``stuck`` (a
-    straggler that never takes new weights)."""
+    straggler that never takes new weights), or takes new weights but has a game in flight since
+    version 0 when ``in_flight``."""
 
     actors, restarts = 2, 0
 
-    def __init__(self, stuck: bool = False) -> None:
-        self.stuck, self.published, self.versions = stuck, [], [0, 0]
+    def __init__(self, stuck: bool = False, in_flight: bool = False) -> None:
+        self.stuck, self.in_flight, self.published, self.versions = stuck, in_flight, [], [0, 0]
 
     def publish(self, weights, version: int) -> None:
         self.published.append(version)
@@ -46,7 +47,8 @@ class ScriptedStream:
     def poll(self, timeout: float) -> list[Delivery]:
         if not timeout:
             return []
-        return [Delivery(i, [game(10, v)], v, 10, 0.0, 10, 1.0, 1.0, v) for i, v in enumerate(self.versions)]
+        oldest = [self.versions[0], 0 if self.in_flight else self.versions[1]]
+        return [Delivery(i, [game(10, v)], v, 10, 0.0, 10, 1.0, 1.0, oldest[i]) for i, v in enumerate(self.versions)]
 
     def close(self) -> None:
         pass
@@ -85,6 +87,29 @@ def test_the_learner_waits_for_an_actor_beyond_the_staleness_bound(tmp_path):
     # the ratio alone would allow hundreds of steps; the straggler at version 0 holds the learner at 5
     assert learner.counters["learner_steps"] == 5 and stream.versions == [5, 0]
     assert charts["pipeline/staleness_max"] == 5
+
+
+def test_a_game_in_flight_since_an_old_version_holds_the_learner(tmp_path):
+    settings = config(tmp_path, replay_ratio=50.0, publish_every=1, max_staleness=5, games_in_parallel=1)
+    learner, stream = Learner(settings), ScriptedStream(in_flight=True)
+    pipeline = Pipeline(settings, learner, stream)
+    for _ in range(6):
+        pipeline.iteration()
+    # actor 1 plays with the newest weights, but the first positions of its unfinished game are version 0's
+    assert learner.counters["learner_steps"] == 5 and stream.versions == [5, 5]
+
+
+def test_a_silent_actor_no_longer_holds_the_learner_and_its_stale_games_are_dropped(tmp_path):
+    settings = config(tmp_path, replay_ratio=50.0, publish_every=1, max_staleness=5, games_in_parallel=1)
+    learner, stream = Learner(settings), ScriptedStream(stuck=True)
+    pipeline = Pipeline(settings, learner, stream)
+    pipeline.LOST_AFTER = 0.0  # every actor counts as lost at once
+    for _ in range(6):
+        window, _ = pipeline.iteration()
+    charts = pipeline.charts(window)
+    assert learner.counters["learner_steps"] > 5 and charts["pipeline/stale_games_dropped"] > 0
+    stored = learner.replay.versions[: len(learner.replay)]
+    assert charts["pipeline/staleness_max"] <= 5 and (stored == 0).sum() < len(stored)
 
 
 def test_the_default_ratio_is_the_lock_step_loops(tmp_path):

@@ -133,6 +133,7 @@ def run(
                     learned = time.monotonic() - tick
                     pipeline_charts = {
                         "pipeline/learner_busy_share": learned / max(learned + played.seconds, 1e-9),
+                        "pipeline/positions_in_per_s": played.positions / max(learned + played.seconds, 1e-9),
                         "pipeline/staleness_mean": float(staleness.mean()) if len(staleness) else 0.0,
                         "pipeline/staleness_max": float(staleness.max()) if len(staleness) else 0.0,
                     }
