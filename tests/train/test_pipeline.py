@@ -127,9 +127,9 @@ def test_a_local_async_run_learns_beside_its_worker_and_resumes(tmp_path):
     charts = rows[-1]
     for name in ("actor_busy_share", "learner_busy_share", "replay_ratio", "staleness_max", "weight_version"):
         assert f"pipeline/{name}" in charts
-    assert 0 < charts["pipeline/actor_busy_share"] <= 1 and charts["pipeline/actor_lag"] <= settings.get(
-        "max_staleness", 256
-    )
+    # the default bound: a 30-ply game spans 2 iterations of 2 steps, plus 16 steps a version's age
+    assert charts["pipeline/staleness_bound"] == 2 * 2 + 16 and charts["pipeline/actor_lag"] <= 20
+    assert 0 < charts["pipeline/actor_busy_share"] <= 1
     replay = ReplayBuffer(2_000, new_state("los_alamos").observation_shape, 1)
     replay.load(tmp_path / "a" / "replay")
     assert replay.added == counters["positions"] and (replay.versions[: replay.size] >= 0).all()

@@ -121,7 +121,11 @@ class LearnerSection:
     )
     publish_every: int = arg(16, "async: learner steps between weight versions handed to the actors", low=1)
     max_staleness: int = arg(
-        256, "async: the learner waits rather than run more steps than this ahead of any actor's weights", low=1
+        0,
+        "async: the learner waits rather than run more steps than this ahead of the oldest weights in an actor's "
+        "unfinished games (0: the lock-step loop's longest at these settings, a game of max_plies, plus "
+        "publish_every)",
+        low=0,
     )
 
 

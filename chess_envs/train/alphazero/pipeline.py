@@ -220,6 +220,7 @@ class Pipeline:
     def __init__(self, config: AlphaZeroConfig, learner: Learner, stream: Stream) -> None:
         self.config, self.learner, self.stream = config, learner, stream
         self.ratio = config.replay_ratio or lockstep_replay_ratio(config, stream.actors)
+        self.bound = config.max_staleness or lockstep_staleness(config)
         self.learnable = 0
         """positions stored since the replay held ``min_replay`` (the ratio counts from there)"""
         self.steps = 0
@@ -247,7 +248,7 @@ class Pipeline:
         now = time.monotonic()
         heard = [version for version, when in self.oldest.values() if now - when < self.LOST_AFTER]
         oldest = min(heard, default=self.published)
-        by_staleness = oldest + self.config.max_staleness - self.learner.counters["learner_steps"]
+        by_staleness = oldest + self.bound - self.learner.counters["learner_steps"]
         return max(0, min(by_ratio, by_staleness, 1))  # one step between polls: the actors are answered soon
 
     def iteration(self) -> tuple[Window, dict[str, float]]:
@@ -276,7 +277,7 @@ class Pipeline:
     def take(self, delivery: Delivery, window: Window) -> None:
         """Store a delivery's games and count it."""
         filled_before = len(self.learner.replay) >= self.config.min_replay
-        limit = self.learner.counters["learner_steps"] - self.config.max_staleness
+        limit = self.learner.counters["learner_steps"] - self.bound
         games = [game for game in delivery.games if game.versions.min(initial=limit) >= limit]
         self.dropped += len(delivery.games) - len(games)
         staleness = self.learner.add_games(games, delivery.evaluations)
@@ -309,6 +310,7 @@ class Pipeline:
             "pipeline/replay_ratio_target": self.ratio,
             "pipeline/staleness_mean": float(staleness.mean()) if len(staleness) else 0.0,
             "pipeline/staleness_max": float(staleness.max()) if len(staleness) else 0.0,
+            "pipeline/staleness_bound": self.bound,
             "pipeline/actor_lag": counters["learner_steps"] - min((v for v, _ in self.oldest.values()), default=0),
             "pipeline/stale_games_dropped": self.dropped,
             "pipeline/weight_version": self.published,
@@ -321,3 +323,10 @@ def lockstep_replay_ratio(config: AlphaZeroConfig, actors: int) -> float:
     learns ``steps_per_iteration`` batches after ``moves_per_iteration`` moves of every game."""
     played = config.moves_per_iteration * config.games_in_parallel * actors
     return config.steps_per_iteration * config.batch_size / played
+
+
+def lockstep_staleness(config: AlphaZeroConfig) -> int:
+    """The staleness of a game of ``max_plies``'s first position in the lock-step loop (its
+    iterations times ``steps_per_iteration``), plus ``publish_every`` (an asynchronous version's age)."""
+    iterations = -(-config.max_plies // config.moves_per_iteration)
+    return iterations * config.steps_per_iteration + config.publish_every
