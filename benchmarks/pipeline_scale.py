@@ -8,7 +8,7 @@
 - a weight version's bytes, and the time to publish one to Ray's object store and have two actors
   on this machine fetch it.
 
-    python benchmarks/pipeline_scale.py [--games los_alamos chess four_player] [--seconds 8]
+    python benchmarks/pipeline_scale.py [--presets los_alamos chess four_player] [--seconds 8]
 
 It prints the parts and the projection (actors = ingestion limit / actor rate; the network bound =
 a link's bytes per second / (version bytes x versions per second), one fetch per node); the
@@ -36,6 +36,9 @@ from chess_envs.train.config import build
 
 ACTORS = 2
 """the actors the replay ratio is the lock-step loop's for (as benchmarks/pipeline_busy.py runs)"""
+START = 16
+"""the first offered rate is an actor's rate / START; each next one STEP times the last"""
+STEP = 1.5
 LINK = 125e6
 """bytes per second of the link the projection assumes between the learner and a node (1 Gbit/s)"""
 
@@ -129,8 +132,9 @@ def held(game: str, games: list[FinishedGame], rate: float, seconds: float) -> t
             part, _ = pipeline.iteration()
             window.positions += part.positions
         learner.close()
-        achieved = pipeline.steps * config.batch_size / max(pipeline.learnable, 1)
-        return window.positions / (time.monotonic() - start), achieved / pipeline.ratio
+        owed = pipeline.ratio * pipeline.learnable / config.batch_size
+        held = min(1.0, (pipeline.steps + 1) / max(owed, 1e-9))  # one step behind is the step in progress
+        return window.positions / (time.monotonic() - start), held
 
 
 def store_and_sample(game: str, games: list[FinishedGame], seconds: float) -> float:
@@ -171,32 +175,34 @@ def broadcast(weights: dict[str, torch.Tensor], fetchers: list, repetitions: int
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", nargs="+", default=["los_alamos", "chess", "four_player"])
+    parser.add_argument("--presets", nargs="+", default=["los_alamos", "chess", "four_player"])
     parser.add_argument("--seconds", type=float, default=8.0, help="seconds a measurement")
     args = parser.parse_args()
     torch.set_num_threads(1)  # the learner on one core, as each actor: the projection scales by cores
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     fetchers = [Fetcher.remote() for _ in range(ACTORS)]
     rows = {}
-    for game in args.games:
+    for game in args.presets:
         with tempfile.TemporaryDirectory() as folder:
             config = preset(game, folder)
-            games = recorded_games(game, 40, min(config.max_plies, 120), np.random.default_rng(0))
+            games = recorded_games(config.game, 40, min(config.max_plies, 120), np.random.default_rng(0))
             per_actor = actor_rate(config, args.seconds)
             learner = Learner(config)
             weights = learner.weights()
             learner.close()
         version_bytes = sum(t.numel() * t.element_size() for t in weights.values())
         seconds = broadcast(weights, fetchers)
-        offered, limit = per_actor, 0.0
+        offered, limit = per_actor / START, 0.0
         while True:
             stored, share = held(game, games, offered, args.seconds)
             print(
-                f"{game}: offered {offered:,.0f} positions/s, stored {stored:,.0f}, replay ratio {share:.0%} of target"
+                f"{game}: offered {offered:,.1f} positions/s, stored {stored:,.1f}, replay ratio {share:.0%} of target"
             )
-            if share < 0.9 or stored < 0.9 * offered:
+            if share < 0.9:  # the fake actors never fall behind: the learner's steps do
                 break
-            limit, offered = stored, offered * 2
+            limit, offered = stored, offered * STEP
+        if not limit:
+            raise SystemExit(f"{game}: the learner saturates below {offered:,.1f} positions/s; lower START")
         sampled = store_and_sample(game, games, args.seconds)
         ratio = lockstep_replay_ratio(config, ACTORS)
         steps_per_s = limit * ratio / config.batch_size

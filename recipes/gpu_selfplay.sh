@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Self-play on a CUDA machine: network evaluations per second, GPU utilisation and self-play games
 # per hour, for each training preset at its own batch and at GPU-sized batches (games searched
-# together), with the shipped networks (benchmarks/selfplay_speed.py on --device cuda).
+# together), with the shipped networks (benchmarks/selfplay_speed.py on --device cuda); then the
+# learner's steps per second on CUDA, one rank and one rank per GPU (benchmarks/learner_speed.py).
 #   bash recipes/gpu_selfplay.sh [MOVES] [RUNS]
 # Needs a CUDA build of PyTorch and nvidia-smi. The CPU path stays the tested one; this is a figure.
 set -euo pipefail
@@ -24,3 +25,4 @@ for preset in los_alamos chess four_player; do
             "$samples"
     done
 done
+python benchmarks/learner_speed.py

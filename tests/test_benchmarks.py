@@ -295,3 +295,26 @@ def test_teacher_overlap_times_the_teacher_in_turns_and_in_a_worker():
     assert names == ["| in turns with the learner", "| in a worker process, a chunk ahead"]
     assert all(int(row.split(" | ")[3]) > 0 for row in rows)  # learner steps in both runs
     assert "x with the worker" in result.stdout
+
+
+def run_script(*arguments: str, timeout: int = 600) -> str:
+    """A benchmark's standard output, after it ran to the end."""
+    result = subprocess.run([sys.executable, *arguments], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+@pytest.mark.slow
+def test_pipeline_busy_compares_the_two_loops_on_ray():
+    out = run_script("benchmarks/pipeline_busy.py", "--preset", "smoke", "--minutes", "0.15", "--slowdown", "2")
+    assert "actor busy share" in out and "slowest actor positions/s" in out and "lockstep" in out
+
+
+def test_pipeline_scale_finds_the_ingestion_limit_and_projects():
+    out = run_script("benchmarks/pipeline_scale.py", "--presets", "smoke", "--seconds", "0.3")
+    assert "ratio" in out and "weight version (MB)" in out and "actors one learner core feeds" in out
+
+
+def test_learner_speed_times_one_rank_and_two():
+    out = run_script("benchmarks/learner_speed.py", "--presets", "smoke", "--steps", "2")
+    assert "2 rank(s) steps/s" in out and "smoke" in out

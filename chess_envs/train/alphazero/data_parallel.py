@@ -146,8 +146,9 @@ class DataParallel:
         return Replica(self.optimization, self.world), control
 
     def step(self, batch: tuple[np.ndarray, ...]) -> tuple[float, float]:
-        """One learner step of all ranks on ``batch`` (see :func:`~chess_envs.train.alphazero.optimization.
-        losses_and_logits`; its length a multiple of the ranks); the ranks' mean (policy loss, value loss)."""
+        """One learner step of all ranks on ``batch`` (as
+        :func:`~chess_envs.train.alphazero.optimization.losses_and_logits` takes it; its length a multiple
+        of the ranks); the ranks' mean (policy loss, value loss)."""
         if self.replica is None or self.control is None:
             self.replica, self.control = self._start(batch)
         counters = self.optimization.counters
