@@ -16,6 +16,6 @@ for seed in 1 2; do
 done
 for seed in 1 2; do
     chess-envs tournament --game los_alamos --games-per-pair "$games" --openings-file @los_alamos --seed "$seed" \
-        --out "runs/pipe-s$seed-match" --quiet --agents "alphazero:runs/pipe-s$seed-async/checkpoints/last.pt?sims=200" \
+        --out "runs/pipe-s$seed-match" --workers 2 --quiet --agents "alphazero:runs/pipe-s$seed-async/checkpoints/last.pt?sims=200" \
         "alphazero:runs/pipe-s$seed-lockstep/checkpoints/last.pt?sims=200"
 done
