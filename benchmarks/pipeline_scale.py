@@ -8,11 +8,12 @@
 - a weight version's bytes, and the time to publish one to Ray's object store and have two actors
   on this machine fetch it.
 
-    python benchmarks/pipeline_scale.py [--presets los_alamos chess four_player] [--seconds 8]
+    python benchmarks/pipeline_scale.py [--presets los_alamos chess four_player] [--seconds 4]
 
-It prints the parts and the projection (actors = ingestion limit / actor rate; the network bound =
+It prints the parts and the projection (actors = ingestion limit / actor rate, and with learner
+steps that cost nothing, as on a fast GPU, store-and-sample rate / actor rate; the network bound =
 a link's bytes per second / (version bytes x versions per second), one fetch per node); the
-figures and their reading are in docs/training.md ("How far one learner scales").
+figures and their reading are in docs/training.md (Ray) and the experiment log.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ class FakeStream:
         self.sent = self.next = 0
         self.version = 0
 
-    def publish(self, weights: dict, version: int) -> None:
+    def publish(self, weights: dict, version: int, teach: bool) -> None:
         self.version = version
 
     def poll(self, timeout: float) -> list[Delivery]:
@@ -82,7 +83,7 @@ class FakeStream:
             time.sleep(min(timeout, (self.sent - due) / self.rate + 1e-4))
             due = self.rate * (time.monotonic() - self.started)
         deliveries = []
-        while self.sent < due:
+        while self.sent + self.plies[self.next % len(self.games)] <= due:  # a game arrives once it is played
             index = self.next % len(self.games)
             game: FinishedGame = pickle.loads(self.games[index])
             game.versions[:] = self.version
@@ -96,8 +97,9 @@ class FakeStream:
         pass
 
 
-def preset(game: str, folder: str) -> AlphaZeroConfig:
-    settings = {**PRESETS[game], "teacher_games": 0, "eval_every": 0, "progress": False}
+def preset(game: str, folder: str, **changes: object) -> AlphaZeroConfig:
+    """``game``'s preset as the async pipeline on ``ACTORS`` Ray actors would run it, with ``changes``."""
+    settings = {**PRESETS[game], "teacher_games": 0, "eval_every": 0, "progress": False, **changes}
     return build(AlphaZeroConfig, **settings, runs_dir=folder, run_name=game, pipeline="async", ray_workers=ACTORS)
 
 
@@ -113,8 +115,11 @@ def actor_rate(config: AlphaZeroConfig, seconds: float) -> float:
 
 
 def filled(game: str, folder: str, games: list[FinishedGame]) -> Learner:
-    """A learner of ``game``'s preset whose replay already holds ``min_replay`` positions."""
-    learner = Learner(preset(game, folder))
+    """A learner of ``game``'s preset whose replay already holds ``min_replay`` positions; its
+    iterations end at every delivery (the preset's ratio kept), so the measurement's clock is read
+    between deliveries, not once per thousand positions."""
+    ratio = lockstep_replay_ratio(preset(game, folder), ACTORS)
+    learner = Learner(preset(game, folder, moves_per_iteration=1, games_in_parallel=1, replay_ratio=ratio))
     while len(learner.replay) < learner.config.min_replay:
         learner.add_games(games)
     return learner
@@ -176,7 +181,7 @@ def broadcast(weights: dict[str, torch.Tensor], fetchers: list, repetitions: int
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presets", nargs="+", default=["los_alamos", "chess", "four_player"])
-    parser.add_argument("--seconds", type=float, default=8.0, help="seconds a measurement")
+    parser.add_argument("--seconds", type=float, default=4.0, help="seconds a measurement")
     args = parser.parse_args()
     torch.set_num_threads(1)  # the learner on one core, as each actor: the projection scales by cores
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
@@ -216,6 +221,7 @@ def main() -> None:
             "weight version (MB)": version_bytes / 1e6,
             "publish + 2 actors fetch (ms)": seconds * 1e3,
             "actors one learner core feeds": limit / per_actor,
+            "actors the store alone feeds (free steps)": sampled / per_actor,
             "nodes a 1 Gbit/s link feeds (versions)": LINK / (version_bytes * versions_per_s),
         }
     ray.shutdown()

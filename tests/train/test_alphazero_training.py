@@ -129,7 +129,6 @@ def test_resume_refuses_a_checkpoint_of_another_game(tmp_path, capsys):
         (["--optimizer", "lion"], "optimizer must be one of adamw, sgd; got 'lion'"),
         (["--blocks", "two"], "blocks must be an integer, got 'two'"),
         (["--teacher-games", "5"], "the material search teaches four-player chess"),
-        (["--game", "four_player", "--teacher-games", "5", "--backend", "ray"], "with --backend local"),
         (["--game", "four_player", "--teacher-games", "-1"], "teacher_games must be >= 0"),
         (["--teacher-value-weight", "1.5"], "teacher_value_weight must be <= 1"),
         (["--game", "four_player", "--teacher-handover", "0.6"], "it needs teacher_games and eval_every"),

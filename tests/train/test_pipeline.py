@@ -1,5 +1,6 @@
 """The asynchronous pipeline: the replay ratio and the staleness bound against a scripted stream,
-then a real local run (a worker process beside the learner) to a checkpoint and its resume."""
+then a real local run (a worker process beside the learner) to a checkpoint and its resume, and the
+four-player teacher's games through the same pipeline until the network takes over."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from chess_envs.registry import new_state
 from chess_envs.train import alphazero
 from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig
 from chess_envs.train.alphazero.learner import Learner
-from chess_envs.train.alphazero.pipeline import Delivery, Pipeline
+from chess_envs.train.alphazero.pipeline import Actor, Delivery, Pipeline
 from chess_envs.train.alphazero.replay import ReplayBuffer
 from chess_envs.train.alphazero.selfplay import FinishedGame
 from chess_envs.train.config import build
@@ -40,7 +41,7 @@ class ScriptedStream:
     def __init__(self, stuck: bool = False, in_flight: bool = False) -> None:
         self.stuck, self.in_flight, self.published, self.versions = stuck, in_flight, [], [0, 0]
 
-    def publish(self, weights, version: int) -> None:
+    def publish(self, weights, version: int, teach: bool) -> None:
         self.published.append(version)
         self.versions = [version, self.versions[1] if self.stuck and self.published[1:] else version]
 
@@ -137,3 +138,34 @@ def test_a_local_async_run_learns_beside_its_worker_and_resumes(tmp_path):
     again = load_checkpoint(resumed, "los_alamos")["counters"]
     assert again["iteration"] == 6 and again["learner_steps"] >= counters["learner_steps"]
     assert again["games"] >= counters["games"]
+
+
+TAUGHT = {"game": "four_player", "teacher_games": 4, "teacher_simulations": 4, "pipeline": "async"}
+
+
+def test_an_actor_plays_the_teachers_games_while_told_then_the_networks(tmp_path):
+    settings = config(tmp_path, **TAUGHT, games_in_parallel=2)
+    actor = Actor(settings, 0, [3])
+    weights = {k: v.clone() for k, v in actor.network.state_dict().items()}
+    taught = actor.play(weights, 7, 30, teach=True)  # 30 plies: the smoke preset's games end
+    assert len(taught.games) == 2 and taught.evaluations == 0 and taught.network_seconds > 0
+    assert all((game.versions == -1).all() for game in taught.games)  # no network played them
+    assert taught.version == taught.oldest == 7  # the teacher's games hold no weights back
+    played = actor.play(None, 7, 30)
+    assert actor.teacher is None and played.evaluations > 0
+    assert all((game.versions == 7).all() for game in played.games) and played.oldest == 7
+
+
+def test_the_teacher_plays_through_the_local_pipeline_then_hands_over(tmp_path, capsys):
+    settings = {**SMOKE, **TAUGHT, "runs_dir": str(tmp_path), "run_name": "t", "iterations": 8, "max_staleness": 4}
+    path = alphazero.run(build(AlphaZeroConfig, **settings))
+    counters = load_checkpoint(path, "four_player")["counters"]
+    assert "the teacher played 4 games: the network plays from now on" in capsys.readouterr().out
+    replay = ReplayBuffer(2_000, new_state("four_player").observation_shape, 4)
+    replay.load(tmp_path / "t" / "replay")
+    versions = replay.versions[: replay.size]
+    assert replay.added == counters["positions"] and counters["games"] > 4
+    # the teacher's games (4, and any it finished before the word reached it) are all stored, however
+    # far the learner ran past the staleness bound since; then the network's
+    taught = int((versions == -1).sum())
+    assert taught >= 4 * 30 and taught % 30 == 0 and (versions >= 0).sum() > 0

@@ -14,8 +14,10 @@ else:
     ray = pytest.importorskip("ray", reason="Ray is an optional extra (pip install -e '.[ray]')")
 
 from chess_envs.agents.alphazero.checkpoint import load_checkpoint  # noqa: E402
+from chess_envs.registry import new_state  # noqa: E402
 from chess_envs.train import alphazero  # noqa: E402
 from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig  # noqa: E402
+from chess_envs.train.alphazero.replay import ReplayBuffer  # noqa: E402
 from chess_envs.train.config import build  # noqa: E402
 
 
@@ -84,3 +86,18 @@ def test_an_async_run_on_ray_goes_on_past_a_killed_actor(tmp_path, local_ray):
     assert back < 30 and restarts >= 1
     rows = [json.loads(line) for line in (tmp_path / "a" / "metrics.jsonl").read_text().splitlines()]
     assert rows[-1]["pipeline/restarts"] >= 1
+
+
+@pytest.mark.parametrize("pipeline", ["async", "lockstep"])
+def test_the_four_player_teacher_plays_on_ray_actors_then_the_network(tmp_path, local_ray, pipeline):
+    """The teacher's games on the actors, in either loop, until its share is played."""
+    settings = {**PRESETS["smoke"], "runs_dir": str(tmp_path), "run_name": "t", "iterations": 8, "eval_every": 0}
+    taught = {"game": "four_player", "teacher_games": 8, "teacher_simulations": 4, "pipeline": pipeline}
+    config = build(AlphaZeroConfig, **settings, **taught, progress=False, backend="ray", ray_workers=2)
+    path = alphazero.run(config)
+    counters = load_checkpoint(path, "four_player")["counters"]
+    replay = ReplayBuffer(2_000, new_state("four_player").observation_shape, 4)
+    replay.load(tmp_path / "t" / "replay")
+    versions = replay.versions[: replay.size]
+    assert counters["games"] > 8 and counters["learner_steps"] > 0
+    assert (versions == -1).sum() >= 8 * 30 and (versions >= 0).sum() > 0  # both actors taught, then the network

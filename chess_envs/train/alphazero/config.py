@@ -67,8 +67,9 @@ class SelfPlaySection:
     )
     teacher_process: bool = arg(
         True,
-        "while the teacher plays: its games in a worker process, a chunk of moves ahead, beside the learner "
-        "(false: the two take turns in this process)",
+        "while the teacher plays in a local lock-step run: its games in a worker process, a chunk of moves ahead, "
+        "beside the learner (false: the two take turns in this process; the asynchronous pipeline and Ray "
+        "play them on their actors)",
     )
     teacher_handover: float = arg(
         0.0,
@@ -165,12 +166,10 @@ class AlphaZeroConfig(Config):
 
     def check(self) -> None:
         prototype = new_state(self.game)
-        if self.teacher_games and (not material.evaluates(self.game) or self.backend != "local"):
-            raise ValueError("teacher_games: the material search teaches four-player chess, with --backend local")
+        if self.teacher_games and not material.evaluates(self.game):
+            raise ValueError(f"teacher_games: the material search teaches four-player chess, not {self.game}")
         if self.teacher_handover and not (self.teacher_games and self.eval_every):
             raise ValueError("teacher_handover is checked at the evaluations: it needs teacher_games and eval_every")
-        if self.pipeline == "async" and self.teacher_games:
-            raise ValueError("--pipeline async: the teacher's games already run beside the learner; use lockstep")
         if self.batch_size % self.learner_ranks:
             raise ValueError(f"--learner-ranks {self.learner_ranks} must divide --batch-size {self.batch_size}")
         if self.ray_resources and not _resource(self.ray_resources):

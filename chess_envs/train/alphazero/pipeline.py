@@ -10,7 +10,9 @@ the step it arrived at) is measured, and the learner waits rather than run more 
 Two streams feed the same :class:`Pipeline`: :class:`LocalStream` (one worker process beside the
 learner) and :class:`~chess_envs.train.alphazero.ray_backend.RayStream` (Ray actors, three calls in flight
 each so an actor never waits for the driver). Both run :class:`Actor`, which owns a network copy and
-a :class:`~chess_envs.train.alphazero.selfplay.SelfPlay`.
+a :class:`~chess_envs.train.alphazero.selfplay.SelfPlay`. While the four-player teacher plays
+(``--teacher-games``) the same actors play its games instead, the weights unused; the pipeline tells
+them when the network takes over.
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ from chess_envs.agents.alphazero.evaluators import NetworkEvaluator
 from chess_envs.agents.alphazero.network import AlphaZeroNet, resolve_device
 from chess_envs.train.alphazero.config import AlphaZeroConfig, configured_self_play
 from chess_envs.train.alphazero.learner import Learner
+from chess_envs.train.alphazero.material_worker import new_teacher_self_play, play_chunk
+from chess_envs.train.alphazero.players import teaching
 from chess_envs.train.alphazero.sections import network_config
-from chess_envs.train.alphazero.selfplay import FinishedGame
+from chess_envs.train.alphazero.selfplay import FinishedGame, SelfPlay
 
 Weights = dict[str, torch.Tensor]
 
@@ -63,11 +67,12 @@ class Delivery:
 
 
 class Actor:
-    """Self-play with its own copy of the network; plays chunks of moves with the weights it is given."""
+    """Self-play with its own copy of the network; plays chunks of moves with the weights it is given,
+    or the four-player teacher's games while it is told to teach."""
 
     def __init__(self, config: AlphaZeroConfig, index: int, seed: Sequence[int]) -> None:
         torch.set_num_threads(1)
-        self.index = index
+        self.config, self.index, self.seed = config, index, list(seed)
         device = resolve_device(config.device)
         self.network = AlphaZeroNet(network_config(config)).to(device).eval()
         self.evaluator = NetworkEvaluator(self.network, device, config.inference)
@@ -75,10 +80,12 @@ class Actor:
         self.games_in_parallel = config.games_in_parallel
         self.slowdown = config.actor_slowdown if index == 0 else 1.0
         self.last: float | None = None
+        self.teacher: SelfPlay | None = None
+        """the teacher's self-play while it teaches (its positions have version -1: no network's)"""
 
-    def play(self, weights: Weights | None, version: int, moves: int) -> Delivery:
+    def play(self, weights: Weights | None, version: int, moves: int, teach: bool = False) -> Delivery:
         """``moves`` moves in every game in flight with ``weights`` (published at ``version``; None:
-        the ones it has)."""
+        the ones it has); with ``teach``, of the teacher's games (the weights kept for later)."""
         start = time.monotonic()
         if self.last is None:
             self.last = start
@@ -86,8 +93,19 @@ class Actor:
             self.network.load_state_dict(weights)
             self.self_play.forget_evaluations()  # evaluations of the old weights
             self.self_play.version = version
-        evaluations, network_seconds = self.self_play.network_evaluations, self.evaluator.seconds
-        games = self.self_play.play(moves)
+        if teach:
+            if self.teacher is None:
+                self.teacher = new_teacher_self_play(self.config, [*self.seed, 1])
+            chunk = play_chunk(self.teacher, moves, self.config.teacher_value_weight)
+            games, evaluations, network_seconds = chunk.games, 0, chunk.evaluator_seconds
+            oldest = self.self_play.version  # the teacher's games hold no weights back
+        else:
+            self.teacher = None  # the network took over: the teacher's games in flight are dropped
+            evaluations, network_seconds = self.self_play.network_evaluations, self.evaluator.seconds
+            games = self.self_play.play(moves)
+            evaluations = self.self_play.network_evaluations - evaluations
+            network_seconds = self.evaluator.seconds - network_seconds
+            oldest = self.self_play.oldest_version
         if self.slowdown > 1:  # a straggler, for tests and measurements: as if its core were slower
             time.sleep((self.slowdown - 1) * (time.monotonic() - start))
         end = time.monotonic()
@@ -95,12 +113,12 @@ class Actor:
             self.index,
             games,
             self.self_play.version,
-            self.self_play.network_evaluations - evaluations,
-            self.evaluator.seconds - network_seconds,
+            evaluations,
+            network_seconds,
             moves * self.games_in_parallel,
             end - start,
             end - self.last,
-            self.self_play.oldest_version,
+            oldest,
             os.getpid(),
         )
         self.last = end
@@ -113,8 +131,9 @@ class Stream(Protocol):
     actors: int
     restarts: int
 
-    def publish(self, weights: Weights, version: int) -> None:
-        """Hand the actors a new weight version; each takes it before its next move."""
+    def publish(self, weights: Weights, version: int, teach: bool) -> None:
+        """Hand the actors a new weight version (and whether the teacher still plays); each takes it
+        before its next move."""
 
     def poll(self, timeout: float) -> list[Delivery]:
         """What the actors delivered since the last poll, waiting up to ``timeout`` seconds for something."""
@@ -131,12 +150,12 @@ def _serve(connection: Connection, config: AlphaZeroConfig, seed: list[int]) -> 
     outbox: queue.SimpleQueue[Delivery | None] = queue.SimpleQueue()
     sender = threading.Thread(target=_send_all, args=(connection, outbox), daemon=True)
     sender.start()
-    weights, version = None, -1
+    weights, version, teach = None, -1, False
     try:
         while sender.is_alive():
             while weights is None or connection.poll():
-                weights, version = connection.recv()  # the newest of what is waiting
-            outbox.put(actor.play(weights, version, 1))
+                weights, version, teach = connection.recv()  # the newest of what is waiting
+            outbox.put(actor.play(weights, version, 1, teach))
     except (EOFError, OSError):
         return
 
@@ -165,9 +184,9 @@ class LocalStream:
         self.learner_threads = torch.get_num_threads()
         torch.set_num_threads(max(1, self.learner_threads - 1))
 
-    def publish(self, weights: Weights, version: int) -> None:
+    def publish(self, weights: Weights, version: int, teach: bool) -> None:
         try:
-            self._connection.send((weights, version))
+            self._connection.send((weights, version, teach))
         except OSError as error:
             raise self._died() from error
 
@@ -229,6 +248,8 @@ class Pipeline:
         """each actor's oldest weight version in flight, and when it said so"""
         self.dropped = 0
         """games that arrived beyond the staleness bound (from an actor counted lost), not stored"""
+        self.teaching = teaching(config, learner.counters)
+        """whether the actors play the four-player teacher's games (until ``--teacher-games`` or the handover)"""
         self.publish()
 
     def close(self) -> None:
@@ -238,7 +259,14 @@ class Pipeline:
     def publish(self) -> None:
         """The learner's weights as the version of its current step."""
         self.published = self.learner.counters["learner_steps"]
-        self.stream.publish(self.learner.weights(), self.published)
+        self.stream.publish(self.learner.weights(), self.published, self.teaching)
+
+    def hand_over(self) -> None:
+        """Once the teacher's share is played (or the network outscored it): the network plays from now on."""
+        if self.teaching and not teaching(self.config, self.learner.counters):
+            print(f"the teacher played {self.learner.counters['games']} games: the network plays from now on")
+            self.teaching = False
+            self.publish()
 
     def allowed_steps(self) -> int:
         """Steps the replay ratio and the staleness bound allow now."""
@@ -258,6 +286,7 @@ class Pipeline:
         config = self.config
         target = config.moves_per_iteration * config.games_in_parallel * self.stream.actors
         while window.positions < target:
+            self.hand_over()
             allowed = self.allowed_steps()
             for delivery in self.stream.poll(0.0 if allowed else 0.05):
                 self.take(delivery, window)
@@ -278,7 +307,8 @@ class Pipeline:
         """Store a delivery's games and count it."""
         filled_before = len(self.learner.replay) >= self.config.min_replay
         limit = self.learner.counters["learner_steps"] - self.bound
-        games = [game for game in delivery.games if game.versions.min(initial=limit) >= limit]
+        played = [game.versions[game.versions >= 0] for game in delivery.games]  # -1: the teacher's, never stale
+        games = [game for game, versions in zip(delivery.games, played) if versions.min(initial=limit) >= limit]
         self.dropped += len(delivery.games) - len(games)
         staleness = self.learner.add_games(games, delivery.evaluations)
         if filled_before:

@@ -25,7 +25,7 @@ from ray.exceptions import RayActorError
 from chess_envs.train.alphazero.config import AlphaZeroConfig, ray_resources
 from chess_envs.train.alphazero.learner import Learner
 from chess_envs.train.alphazero.pipeline import Actor, Delivery, Weights
-from chess_envs.train.alphazero.players import Played
+from chess_envs.train.alphazero.players import Played, teaching
 from chess_envs.train.config import from_dict, to_dict
 
 
@@ -37,11 +37,12 @@ class SelfPlayActor:
         settings = from_dict(AlphaZeroConfig, config)
         self.actor = Actor(settings, index, [settings.seed, 1009, index])
 
-    def play(self, weights: list[ray.ObjectRef], version: int, moves: int) -> Delivery:
+    def play(self, weights: list[ray.ObjectRef], version: int, moves: int, teach: bool = False) -> Delivery:
         """A chunk of ``moves`` moves with the weights in the object store at ``weights[0]`` (published
-        at learner step ``version``; boxed in a list so Ray fetches them only when the version is new)."""
+        at learner step ``version``; boxed in a list so Ray fetches them only when the version is new);
+        with ``teach``, of the four-player teacher's games."""
         new = version != self.actor.self_play.version
-        return self.actor.play(ray.get(weights[0]) if new else None, version, moves)
+        return self.actor.play(ray.get(weights[0]) if new else None, version, moves, teach)
 
     def pid(self) -> int:
         """The actor's process id (a restarted actor has a new one)."""
@@ -80,8 +81,8 @@ class RaySelfPlay:
         tick = time.monotonic()
         weights = ray.put(self.learner.weights())
         played = Played([], 0, 0.0, 0.0, 0)
-        version = self.learner.counters["learner_steps"]
-        for future in [actor.play.remote([weights], version, moves) for actor in self.actors]:
+        version, teach = self.learner.counters["learner_steps"], teaching(self.config, self.learner.counters)
+        for future in [actor.play.remote([weights], version, moves, teach) for actor in self.actors]:
             try:
                 delivery = ray.get(future)
             except RayActorError:
@@ -117,17 +118,17 @@ class RayStream:
         self.pending: dict[ray.ObjectRef, int] = {}
         self.pids: dict[int, int] = {}
         self.weights: ray.ObjectRef | None = None
-        self.version = -1
+        self.version, self.teach = -1, False
 
-    def publish(self, weights: Weights, version: int) -> None:
-        self.weights, self.version = ray.put(weights), version
+    def publish(self, weights: Weights, version: int, teach: bool) -> None:
+        self.weights, self.version, self.teach = ray.put(weights), version, teach
         if not self.pending:
             for index in range(self.actors):
                 for _ in range(self.IN_FLIGHT):
                     self._send(index)
 
     def _send(self, index: int) -> None:
-        self.pending[self.handles[index].play.remote([self.weights], self.version, self.MOVES)] = index
+        self.pending[self.handles[index].play.remote([self.weights], self.version, self.MOVES, self.teach)] = index
 
     def poll(self, timeout: float) -> list[Delivery]:
         ready, _ = ray.wait(list(self.pending), num_returns=len(self.pending), timeout=timeout)
