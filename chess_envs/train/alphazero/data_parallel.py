@@ -37,7 +37,7 @@ from chess_envs.train.alphazero.sections import new_network
 
 TIMEOUT = timedelta(seconds=120)
 """How long a rank waits for the others (a lost rank fails the step after this, not never)."""
-NO_BUFFER_SYNC = (
+NO_BUFFER_SYNC: dict[str, Any] = (
     {"forward_sync_buffers": False}  # torch 2.13 renamed broadcast_buffers
     if "forward_sync_buffers" in inspect.signature(DistributedDataParallel.__init__).parameters
     else {"broadcast_buffers": False}
