@@ -201,7 +201,8 @@ def main() -> None:
         while True:
             stored, share = held(game, games, offered, args.seconds)
             print(
-                f"{game}: offered {offered:,.1f} positions/s, stored {stored:,.1f}, replay ratio {share:.0%} of target"
+                f"{game}: offered {offered:,.1f} positions/s, stored {stored:,.1f}, replay ratio {share:.0%} of target",
+                flush=True,
             )
             if share < 0.9:  # the fake actors never fall behind: the learner's steps do
                 break
@@ -224,6 +225,8 @@ def main() -> None:
             "actors the store alone feeds (free steps)": sampled / per_actor,
             "nodes a 1 Gbit/s link feeds (versions)": LINK / (version_bytes * versions_per_s),
         }
+        for key, value in rows[game].items():  # as measured: a run stopped early keeps each game's parts
+            print(f"{game}: {key} {value:,.2f}", flush=True)
     ray.shutdown()
     print(f"\n{'figure':<42}" + "".join(f"{game:>14}" for game in rows))
     for key in next(iter(rows.values())):

@@ -37,7 +37,7 @@ from chess_envs.agents.alphazero.network import AlphaZeroNet, resolve_device
 from chess_envs.train.alphazero.config import AlphaZeroConfig, configured_self_play
 from chess_envs.train.alphazero.learner import Learner
 from chess_envs.train.alphazero.material_worker import new_teacher_self_play, play_chunk
-from chess_envs.train.alphazero.players import teaching
+from chess_envs.train.alphazero.players import announce_handover, teaching
 from chess_envs.train.alphazero.sections import network_config
 from chess_envs.train.alphazero.selfplay import FinishedGame, SelfPlay
 
@@ -285,7 +285,7 @@ class Pipeline:
     def hand_over(self) -> None:
         """Once the teacher's share is played (or the network outscored it): the network plays from now on."""
         if self.teaching and not teaching(self.config, self.learner.counters):
-            print(f"the teacher played {self.learner.counters['games']} games: the network plays from now on")
+            announce_handover(self.learner.counters)
             self.teaching = False
             self.publish()
 

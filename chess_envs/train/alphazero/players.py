@@ -55,6 +55,11 @@ def teaching(config: AlphaZeroConfig, counters: dict) -> bool:
     return counters["games"] < config.teacher_games and not counters["handed_over"]
 
 
+def announce_handover(counters: dict) -> None:
+    """Say in the run's log that the network takes over self-play from the teacher."""
+    print(f"the teacher played {counters['games']} games: the network plays from now on")
+
+
 def new_self_play(config: AlphaZeroConfig, learner: Learner, seed: Sequence[int]) -> SelfPlay:
     """Self-play with the learner's network (one process: the same weights object), or while
     :func:`teaching`, with the material search as its teacher."""
@@ -90,7 +95,7 @@ class LocalSelfPlay:
         if self.worker is not None and teaching(config, counters):
             return self._play_ahead(self.worker, moves)
         if (self.worker is not None or self.teacher_here) and not teaching(config, counters):
-            print(f"the teacher played {counters['games']} games: the network plays from now on")
+            announce_handover(counters)
             self.close()
             self.self_play = new_self_play(config, self.learner, [config.seed, 1, counters["iteration"]])
         if self.teacher_here:
