@@ -37,8 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
 THIRD_PARTY = {
-    ".", "cd", "export", "apt-get", "cutechess-cli", "git", "mypy", "pytest", "ray", "ruff", "sphinx-build", "sudo",
-    "tensorboard", "which",
+    ".", "cd", "export", "apt-get", "cutechess-cli", "git", "make", "mypy", "pytest", "ray", "ruff", "sphinx-build",
+    "sudo", "tensorboard", "which",
 }  # fmt: skip
 """shell built-ins and programs of other projects: their command lines are theirs to parse"""
 

@@ -53,7 +53,7 @@ def _find_binary(binary: str, package: str) -> str:
     return path
 
 
-def _line(state: GameState, action: int, moves: list[str]) -> tuple[int, ...]:
+def engine_line(state: GameState, action: int, moves: list[str]) -> tuple[int, ...]:
     """An engine's principal variation as actions, cut at the first move that is not legal where it
     is played; ``action`` (the move played) first."""
     scratch, line = state.copy(), []
@@ -241,7 +241,7 @@ class StockfishAgent:
         thought = Thought(
             action,
             expected_outcome(cp or 0),
-            _line(state, action, [move.uci() for move in result.info.get("pv", [])]),
+            engine_line(state, action, [move.uci() for move in result.info.get("pv", [])]),
             int(result.info.get("nodes", 0)),
             time.monotonic() - started,
         )
@@ -309,7 +309,8 @@ class FairyStockfishAgent:
         if len(words) < 2 or words[1] in ("(none)", "0000"):
             raise AgentError(f"fairy-stockfish found no move in {state.to_text()}")
         action = state.move_to_action(words[1])
-        thought = Thought(action, expected_outcome(cp), _line(state, action, pv), nodes, time.monotonic() - started)
+        variation = engine_line(state, action, pv)
+        thought = Thought(action, expected_outcome(cp), variation, nodes, time.monotonic() - started)
         if report is not None:
             report(thought)
         return thought
