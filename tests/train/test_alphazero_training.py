@@ -17,6 +17,7 @@ from chess_envs.agents.alphazero.checkpoint import load_checkpoint
 from chess_envs.agents.four_player.material import MaterialEvaluator
 from chess_envs.agents.simple import GreedyAgent, RandomAgent
 from chess_envs.registry import new_state
+from chess_envs.train import evaluation
 from chess_envs.train.alphazero import main
 from chess_envs.train.alphazero.learner import Learner
 from chess_envs.train.alphazero.material_worker import with_teacher_values
@@ -89,6 +90,50 @@ def test_the_network_takes_over_once_it_outscores_its_teacher(tmp_path, capsys, 
     assert [m.get("eval/score_vs_teacher") for m in metrics] == [None, score, None, None if handed_over else score]
 
 
+def test_teams_self_play_learns_team_values_from_the_teacher_then_the_network(tmp_path, capsys, monkeypatch):
+    """``--game-options mode=teams``: the teacher's and the network's games are Teams games, whose value
+    targets give partners one value (the teacher's blended in is its teams' material lead), and the
+    evaluations play Teams."""
+    stored: list[FinishedGame] = []
+    add_games = Learner.add_games
+
+    def keep(learner: Learner, games: list[FinishedGame], *rest: int) -> np.ndarray:
+        stored.extend(games)
+        return add_games(learner, games, *rest)
+
+    monkeypatch.setattr(Learner, "add_games", keep)
+    flags = ["--game", "four_player", "--game-options", "mode=teams", "--teacher-simulations", "8"]
+    flags += ["--teacher-games", "4", "--teacher-value-weight", "0.5", "--teacher-process", "false"]
+    path = run(tmp_path, *flags, "--iterations", "6")
+    assert "the network plays from now on" in capsys.readouterr().out
+    assert load_checkpoint(path, "four_player")["config"]["selfplay"]["game_options"] == "mode=teams"
+    assert len(stored) > 4 and any(game.values.any() for game in stored[:4])
+    for game in stored:  # from the mover's seat: its partner (two seats on) shares its value, the others oppose
+        values = game.values
+        assert np.allclose(values[:, 0], values[:, 2]) and np.allclose(values[:, [1, 3]], -values[:, [0, 0]])
+        assert game.returns.tolist() in ([0] * 4, [1, -1, 1, -1], [-1, 1, -1, 1])
+    metrics = [json.loads(line) for line in (tmp_path / "alphazero" / "metrics.jsonl").read_text().splitlines()]
+    assert any("eval/score_vs_greedy" in row for row in metrics)
+
+
+def test_teams_baselines_give_the_learner_its_seat_s_whole_team():
+    """Against random in Teams the learner (greedy here) plays both seats of a team."""
+    seats_seen: list[list[str]] = []
+    greedy = GreedyAgent(seed=0)
+    original = evaluation.play_game
+
+    def spy(game, seats, opening, **kwargs):
+        seats_seen.append([agent.name for agent in seats])
+        assert kwargs["mode"] == "teams"
+        return original(game, seats, opening, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(evaluation, "play_game", spy)
+        scores = evaluation.baseline_scores("four_player", greedy, 2, 40, 0, {"mode": "teams"})
+    assert seats_seen[:2] == [["greedy", "random", "greedy", "random"], ["random", "greedy", "random", "greedy"]]
+    assert set(scores) == {"eval/score_vs_random", "eval/score_vs_greedy"}
+
+
 def test_the_score_against_the_teacher_is_pairwise_placement_from_book_openings():
     greedy, random_agent = GreedyAgent(seed=0), RandomAgent(seed=0)
     score = score_against("four_player", greedy, random_agent, games=2, max_plies=60)
@@ -132,6 +177,9 @@ def test_resume_refuses_a_checkpoint_of_another_game(tmp_path, capsys):
         (["--game", "four_player", "--teacher-games", "-1"], "teacher_games must be >= 0"),
         (["--teacher-value-weight", "1.5"], "teacher_value_weight must be <= 1"),
         (["--game", "four_player", "--teacher-handover", "0.6"], "it needs teacher_games and eval_every"),
+        (["--game", "four_player", "--game-options", "mode=duo"], "mode must be one of ffa, teams"),
+        (["--game", "four_player", "--game-options", "teams"], "--game-options: expected name=value, got 'teams'"),
+        (["--game-options", "mode=teams"], "los_alamos has no game option mode"),
     ],
 )
 def test_bad_arguments_are_rejected(tmp_path, capsys, flags, message):

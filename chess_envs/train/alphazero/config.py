@@ -16,7 +16,7 @@ import numpy as np
 from chess_envs.agents.alphazero.evaluators import RUNTIMES
 from chess_envs.agents.alphazero.network import resolve_device
 from chess_envs.agents.four_player import material
-from chess_envs.registry import new_state
+from chess_envs.registry import get_game, new_state
 from chess_envs.search.protocol import Evaluator
 from chess_envs.search.settings import MCTSConfig
 from chess_envs.train.alphazero.sections import NetworkSection, OptimizerSection
@@ -52,6 +52,11 @@ class SelfPlaySection:
         "mover's own entry; the teacher's games too)",
         low=0,
         high=1,
+    )
+    game_options: str = arg(
+        "",
+        "the game's rule options for self-play and evaluation, name=value[,name=value] (four-player: mode=teams "
+        "learns Teams, partners sharing one result)",
     )
     teacher_games: int = arg(
         0,
@@ -165,7 +170,7 @@ class AlphaZeroConfig(Config):
     placement: BackendSection = section(BackendSection)
 
     def check(self) -> None:
-        prototype = new_state(self.game)
+        prototype = new_state(self.game, **game_options(self))
         if self.teacher_games and not material.evaluates(self.game):
             raise ValueError(f"teacher_games: the material search teaches four-player chess, not {self.game}")
         if self.teacher_handover and not (self.teacher_games and self.eval_every):
@@ -316,7 +321,19 @@ def configured_self_play(
         config.max_plies,
         np.random.default_rng(seed),
         config.value_target_q,
+        game_options(config),
     )
+
+
+def game_options(config: AlphaZeroConfig) -> dict[str, Any]:
+    """``--game-options`` as the registry's checked values (``{"mode": "teams"}``); ValueError naming a bad one."""
+    options = {}
+    for item in filter(None, config.game_options.split(",")):
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--game-options: expected name=value, got {item!r}")
+        options[name.strip()] = value.strip()
+    return get_game(config.game).check_options(options)
 
 
 def self_play_search(args: AlphaZeroConfig, teacher: bool = False) -> MCTSConfig:

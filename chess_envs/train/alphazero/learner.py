@@ -22,7 +22,7 @@ from chess_envs.agents.alphazero.network import resolve_device
 from chess_envs.agents.four_player.material import MaterialSearchAgent
 from chess_envs.files import ctrl_c_deferred
 from chess_envs.registry import new_state
-from chess_envs.train.alphazero.config import AlphaZeroConfig
+from chess_envs.train.alphazero.config import AlphaZeroConfig, game_options
 from chess_envs.train.alphazero.data_parallel import DataParallel
 from chess_envs.train.alphazero.optimization import Optimization, restore_training, training_payload
 from chess_envs.train.alphazero.replay import ReplayBuffer, ReplayError
@@ -101,7 +101,9 @@ class Learner:
         agent = AlphaZeroAgent.from_spec(
             config.game, sims=config.eval_simulations, device=str(self.device), network=self.network, seed=config.seed
         )
-        return baseline_scores(config.game, agent, config.eval_games, config.max_plies, config.seed)
+        return baseline_scores(
+            config.game, agent, config.eval_games, config.max_plies, config.seed, game_options(config)
+        )
 
     def score_against_teacher(self) -> float:
         """The network's pairwise placement against its teacher (``material-mcts``) over
@@ -112,7 +114,7 @@ class Learner:
             config.game, sims=config.simulations, device=str(self.device), network=self.network, seed=config.seed
         )
         teacher = MaterialSearchAgent.from_spec(config.game, sims=config.teacher_simulations, seed=config.seed)
-        return score_against(config.game, agent, teacher, config.eval_games, config.max_plies)
+        return score_against(config.game, agent, teacher, config.eval_games, config.max_plies, game_options(config))
 
     def log(self, values: dict[str, float]) -> None:
         """Scalars to TensorBoard and a line of ``metrics.jsonl``, at the current learner step."""

@@ -7,13 +7,16 @@ reuse). A game that ends, or reaches ``max_plies``, comes back as a :class:`Fini
 its value targets filled in: the outcome, or optionally a blend of the outcome and the search's
 root value (``value_target_q``), which is less noisy than one game's result (four-player: in the
 mover's own entry alone, since the search keeps each edge's value for its mover only).
-It owns no optimizer and no replay buffer: the learner does.
+It owns no optimizer and no replay buffer: the learner does. With game ``options`` (four-player
+``mode="teams"``) its games are played under them, and an evaluator reads its values as the
+teams' (partners share one result).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -44,6 +47,13 @@ class FinishedGame:
     @property
     def plies(self) -> int:
         return len(self.planes)
+
+
+@runtime_checkable
+class ReadsTeams(Protocol):
+    """An evaluator that reads a four-player position's values as the teams' when told."""
+
+    teams: bool
 
 
 @dataclass
@@ -77,9 +87,15 @@ class SelfPlay:
         max_plies: int,
         rng: np.random.Generator,
         value_target_q: float = 0.0,
+        options: Mapping[str, Any] | None = None,
     ) -> None:
-        self.game = game
-        self.num_players = new_state(game).num_players
+        self.game, self.options = game, dict(options or {})
+        prototype = new_state(game, **self.options)
+        self.num_players = prototype.num_players
+        if prototype.teams is not None:
+            if not isinstance(evaluator, ReadsTeams):
+                raise ValueError(f"{type(evaluator).__name__} cannot read values for Teams ({self.options})")
+            evaluator.teams = True
         if not 0.0 <= value_target_q <= 1.0:
             raise ValueError(f"value_target_q must be in [0, 1], got {value_target_q}")
         self.value_target_q = value_target_q
@@ -108,7 +124,7 @@ class SelfPlay:
     def play(self, moves: int) -> list[FinishedGame]:
         """Play ``moves`` moves in every game in flight; returns the games that finished."""
         while len(self.games) < self.games_in_parallel:
-            self.games.append(_Game(self.search.new_tree(new_state(self.game))))
+            self.games.append(_Game(self.search.new_tree(new_state(self.game, **self.options))))
         finished = []
         for _ in range(moves):
             temperature = [1.0 if len(g.movers) < self.temperature_plies else 0.0 for g in self.games]
@@ -125,7 +141,7 @@ class SelfPlay:
                 tree.advance(int(output.action[index]))
                 if tree.state.is_terminal() or len(game.movers) >= self.max_plies:
                     finished.append(self._finish(game))
-                    self.games[index] = _Game(self.search.new_tree(new_state(self.game)))
+                    self.games[index] = _Game(self.search.new_tree(new_state(self.game, **self.options)))
         return finished
 
     def _finish(self, game: _Game) -> FinishedGame:
