@@ -8,7 +8,7 @@
 """
 
 from chess_envs.agents import engine, simple  # noqa: F401  (register their agent kinds)
-from chess_envs.agents.four_player import engine as four_player_engine  # noqa: F401  (4pchess)
 from chess_envs.agents.base import Agent, AgentError, AgentSpec, known_kinds, make_agent, register_agent
+from chess_envs.agents.four_player import engine as four_player_engine  # noqa: F401  (4pchess)
 
 __all__ = ["Agent", "AgentError", "AgentSpec", "known_kinds", "make_agent", "register_agent"]

@@ -186,6 +186,16 @@ def test_policy_temperature_softens_the_root_priors_and_bad_ones_are_named(tmp_p
 def test_team_values_give_partners_one_value_from_per_seat_predictions():
     values = np.array([[0.6, -0.2, 0.2, -0.6], [-1.0, 1.0, -1.0, 1.0]], dtype=np.float32)
     np.testing.assert_allclose(team_values(values), [[0.8, -0.8, 0.8, -0.8], [-2.0, 2.0, -2.0, 2.0]])
+    # a network that learned Teams predicts each seat's team result: the four estimates' mean
+    np.testing.assert_allclose(team_values(values, True), [[0.4, -0.4, 0.4, -0.4], [-1.0, 1.0, -1.0, 1.0]])
+
+
+def test_a_network_config_says_whether_its_values_were_learned_as_teams():
+    sizes = {"in_channels": 8, "height": 14, "width": 14, "num_actions": 100, "value_size": 4, "filters": 8}
+    assert not NetworkConfig.from_file(sizes).teams  # a checkpoint from before the field
+    assert NetworkConfig.from_file({**sizes, "teams": True}).teams
+    with pytest.raises(ValueError, match="network teams must be true or false, got 1"):
+        NetworkConfig.from_file({**sizes, "teams": 1})
 
 
 def test_four_player_agent_reads_values_per_team_only_in_teams():

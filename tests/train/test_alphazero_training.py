@@ -106,7 +106,8 @@ def test_teams_self_play_learns_team_values_from_the_teacher_then_the_network(tm
     flags += ["--teacher-games", "4", "--teacher-value-weight", "0.5", "--teacher-process", "false"]
     path = run(tmp_path, *flags, "--iterations", "6")
     assert "the network plays from now on" in capsys.readouterr().out
-    assert load_checkpoint(path, "four_player")["config"]["selfplay"]["game_options"] == "mode=teams"
+    checkpoint = load_checkpoint(path, "four_player")
+    assert checkpoint["config"]["selfplay"]["game_options"] == "mode=teams" and checkpoint["network"]["teams"]
     assert len(stored) > 4 and any(game.values.any() for game in stored[:4])
     for game in stored:  # from the mover's seat: its partner (two seats on) shares its value, the others oppose
         values = game.values

@@ -73,7 +73,7 @@ class NetworkEvaluator:
             self._fused, self._version = self._compiled(), version
         out = self._fused(planes)
         if self.teams:
-            out = out[0], team_values(out[1])
+            out = out[0], team_values(out[1], self.network.config.teams)
         self.seconds += time.perf_counter() - start
         return out
 

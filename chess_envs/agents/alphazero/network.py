@@ -37,6 +37,9 @@ class NetworkConfig:
     value_hidden: int = 128
     activation: str = "gelu"
     """``gelu`` (the seed's) or ``relu`` (about 1.4x faster on a CPU; see benchmarks/inference_speed.py)"""
+    teams: bool = False
+    """four-player: its values were learned from Teams games (partners share one result), not as
+    Free-For-All placements; :func:`team_values` reads them accordingly"""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -47,7 +50,7 @@ class NetworkConfig:
         within LIMITS and the parameters at most MAX_PARAMETERS. ValueError says what is wrong."""
         if (
             not isinstance(values, dict)
-            or set(values) - set(LIMITS) - {"activation"}
+            or set(values) - set(LIMITS) - {"activation", "teams"}
             or not {"in_channels", "num_actions"} <= set(values)
         ):
             raise ValueError(f"a network config needs the keys {sorted(LIMITS)}, got {values!r}")
@@ -55,10 +58,13 @@ class NetworkConfig:
         activation = values.pop("activation", "gelu")
         if activation not in ACTIVATIONS:
             raise ValueError(f"network activation {activation!r} is not one of {sorted(ACTIVATIONS)}")
+        teams = values.pop("teams", False)
+        if not isinstance(teams, bool):
+            raise ValueError(f"network teams must be true or false, got {teams!r}")
         for name, value in values.items():
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= LIMITS[name]:
                 raise ValueError(f"network size {name}={value!r} is outside 1..{LIMITS[name]}")
-        config = cls(**values, activation=activation)
+        config = cls(**values, activation=activation, teams=teams)
         if config.parameters() > MAX_PARAMETERS:
             raise ValueError(
                 f"the network would have {config.parameters():,} parameters, more than the {MAX_PARAMETERS:,} allowed"
@@ -184,9 +190,10 @@ def resolve_device(device: str = "auto") -> torch.device:
     return torch.device(device)
 
 
-def team_values(values: np.ndarray) -> np.ndarray:
-    """Per-seat values ``[B, 4]`` (relative seats: 0 the mover, 2 its partner) read for Teams: each
-    seat's team's mean value less the other team's, so partners share one value and maximise it
-    together (an FFA network predicts placements; in Teams only the team's result counts)."""
-    lead = (values[:, 0] + values[:, 2] - values[:, 1] - values[:, 3]) / 2
+def team_values(values: np.ndarray, learned_as_teams: bool = False) -> np.ndarray:
+    """Per-seat values ``[B, 4]`` (relative seats: 0 the mover, 2 its partner) read for Teams, so
+    partners share one value and maximise it together. A network that learned Teams predicts each
+    seat's team result (``v, -v, v, -v``): the mean of the four estimates of the mover's team's.
+    An FFA network predicts placements: its team's mean value less the other team's."""
+    lead = (values[:, 0] + values[:, 2] - values[:, 1] - values[:, 3]) / (4 if learned_as_teams else 2)
     return np.stack([lead, -lead, lead, -lead], axis=1)

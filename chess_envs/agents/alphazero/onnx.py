@@ -102,6 +102,6 @@ class OnnxEvaluator:
             batch = np.ascontiguousarray(planes, dtype=np.float32)
         logits, values = self.session.run(["logits", "values"], {"planes": batch})
         if self.teams:
-            values = team_values(values)
+            values = team_values(values, self.config.teams)
         self.seconds += time.perf_counter() - start
         return np.asarray(logits, dtype=np.float32), np.asarray(values, dtype=np.float32)

@@ -16,10 +16,10 @@ import numpy as np
 from chess_envs.agents.alphazero.evaluators import RUNTIMES
 from chess_envs.agents.alphazero.network import resolve_device
 from chess_envs.agents.four_player import material
-from chess_envs.registry import get_game, new_state
+from chess_envs.registry import new_state
 from chess_envs.search.protocol import Evaluator
 from chess_envs.search.settings import MCTSConfig
-from chess_envs.train.alphazero.sections import NetworkSection, OptimizerSection
+from chess_envs.train.alphazero.sections import NetworkSection, OptimizerSection, game_options
 from chess_envs.train.alphazero.selfplay import SelfPlay
 from chess_envs.train.config import Config, arg, section
 from chess_envs.train.sections import EvaluationSection, RunSection
@@ -323,17 +323,6 @@ def configured_self_play(
         config.value_target_q,
         game_options(config),
     )
-
-
-def game_options(config: AlphaZeroConfig) -> dict[str, Any]:
-    """``--game-options`` as the registry's checked values (``{"mode": "teams"}``); ValueError naming a bad one."""
-    options = {}
-    for item in filter(None, config.game_options.split(",")):
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise ValueError(f"--game-options: expected name=value, got {item!r}")
-        options[name.strip()] = value.strip()
-    return get_game(config.game).check_options(options)
 
 
 def self_play_search(args: AlphaZeroConfig, teacher: bool = False) -> MCTSConfig:

@@ -22,11 +22,11 @@ from chess_envs.agents.alphazero.network import resolve_device
 from chess_envs.agents.four_player.material import MaterialSearchAgent
 from chess_envs.files import ctrl_c_deferred
 from chess_envs.registry import new_state
-from chess_envs.train.alphazero.config import AlphaZeroConfig, game_options
+from chess_envs.train.alphazero.config import AlphaZeroConfig
 from chess_envs.train.alphazero.data_parallel import DataParallel
 from chess_envs.train.alphazero.optimization import Optimization, restore_training, training_payload
 from chess_envs.train.alphazero.replay import ReplayBuffer, ReplayError
-from chess_envs.train.alphazero.sections import network_config, new_network
+from chess_envs.train.alphazero.sections import game_options, network_config, new_network
 from chess_envs.train.alphazero.selfplay import FinishedGame
 from chess_envs.train.evaluation import baseline_scores, score_against
 from chess_envs.train.run_folder import RunFolder

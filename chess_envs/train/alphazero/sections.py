@@ -11,7 +11,7 @@ import torch
 from chess_envs.agents.alphazero.checkpoint import load_network
 from chess_envs.agents.alphazero.network import LIMITS as NETWORK_LIMITS
 from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig
-from chess_envs.registry import new_state
+from chess_envs.registry import get_game, new_state
 from chess_envs.train.config import arg
 
 
@@ -46,14 +46,28 @@ SHAPE = ("filters", "blocks", "value_hidden", "activation")
 """the network section's fields that are the network's shape (``--init`` takes its checkpoint's)"""
 
 
+def game_options(config: Any) -> dict[str, Any]:
+    """A run's ``--game-options`` (``mode=teams``) as the registry's checked values, ``{"mode": "teams"}``
+    (a trainer without the setting: none); ValueError naming a bad one."""
+    options = {}
+    for item in filter(None, getattr(config, "game_options", "").split(",")):
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--game-options: expected name=value, got {item!r}")
+        options[name.strip()] = value.strip()
+    return get_game(config.game).check_options(options)
+
+
 def network_config(config: Any) -> NetworkConfig:
     """The network of a run whose config has a run and a network section: input and output sizes
-    from the game (one value for two players, one per seat otherwise), the rest from the section."""
-    prototype = new_state(config.game)
+    from the game (one value for two players, one per seat otherwise), whether its values are
+    learned as Teams results (``--game-options mode=teams``), the rest from the section."""
+    prototype = new_state(config.game, **game_options(config))
     return NetworkConfig(
         *prototype.observation_shape,
         num_actions=prototype.num_actions,
         value_size=1 if prototype.num_players == 2 else prototype.num_players,
+        teams=prototype.teams is not None,
         **{name: getattr(config, name) for name in SHAPE},
     )
 
