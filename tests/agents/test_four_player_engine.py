@@ -3,10 +3,12 @@ the real engine plays in recipes/four_player_vs_4pchess.sh."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -186,3 +188,41 @@ def test_the_recipe_builds_the_engine_and_rates_an_agent_against_it(engine: Path
     games = [json.loads(line) for line in lines]
     assert len(games) == 4 and all(game["forfeit"] is None for game in games)
     assert {name.partition(":")[0] for game in games for name in game["players"]} == {"random?seed=3", "4pchess"}
+
+
+def gone(pid: int, seconds: float = 10.0) -> bool:
+    """Whether process ``pid`` has ended (or become a zombie) within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z"):
+                return True
+        except (FileNotFoundError, IndexError):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_an_engine_is_stopped_when_its_agent_is_dropped_unclosed(engine: Path) -> None:
+    agent = FourPChessAgent("four_player", str(engine), depth=1)
+    assert agent.engine is not None
+    pid = agent.engine.process.pid
+    del agent
+    gc.collect()
+    assert gone(pid)  # the stand-in, like 4pchess, would run on with its input closed
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_an_engine_dies_with_a_killed_parent(engine: Path) -> None:
+    script = (
+        "from chess_envs.agents.four_player.engine import FourPChessAgent\n"
+        f"agent = FourPChessAgent('four_player', {str(engine)!r}, depth=1)\n"
+        "print(agent.engine.process.pid, flush=True)\n"
+        "import time; time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    pid = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait()
+    assert gone(pid)

@@ -18,12 +18,17 @@ drops Green's en passant square, and it knows no repetition or fifty-move rule
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
 import queue
 import shutil
+import signal
 import subprocess
+import sys
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from typing import IO, cast
 
@@ -38,8 +43,9 @@ BINARY_VARIABLE = "CHESS_ENVS_4PCHESS"
 """the environment variable that names the engine's program when the spec does not"""
 DEFAULT_DEPTH = 2
 """the search depth of a move when the spec names no limit and no clock runs"""
-GRACE_SECONDS = 1.0
-"""how long past its ``movetime`` the engine may take to answer before it is stopped"""
+GRACE_SECONDS = 0.2
+"""how long past its ``movetime`` the engine may take to answer before it is stopped (an answer
+that comes later still counts: it arrives before the ``readyok`` that follows the stop)"""
 
 
 @dataclass
@@ -65,23 +71,58 @@ def find_binary(binary: str) -> str:
     return path
 
 
+def _die_with_parent() -> None:
+    """In the engine's process before it runs: the kernel kills it when its parent dies."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """``quit``, then the process killed if it has not ended within 5 seconds."""
+    if process.poll() is None:
+        try:
+            cast(IO[str], process.stdin).write("quit\n")
+            cast(IO[str], process.stdin).flush()
+            process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            process.kill()
+            process.wait()
+    with contextlib.suppress(OSError):
+        cast(IO[str], process.stdin).close()
+
+
+def _read(output: IO[str], lines: queue.SimpleQueue[str | None]) -> None:
+    """The engine's lines into ``lines``, then None once it ended."""
+    for line in output:
+        lines.put(line.strip())
+    lines.put(None)
+
+
 class EngineProcess:
-    """The engine's process: lines in, and its output read by a thread so a wait can end."""
+    """The engine's process: lines in, and its output read by a thread so a wait can end. 4pchess
+    spins at full CPU once its input closes without ``quit``, so it is stopped however this object
+    goes (closed, collected, at exit) and, started from the main thread on Linux, dies with this
+    process even when this one is killed."""
 
     def __init__(self, executable: str) -> None:
+        guard = sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread()
         try:
             self.process = subprocess.Popen(
-                [executable], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+                [executable],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                preexec_fn=_die_with_parent if guard else None,
             )
         except OSError as error:
             raise AgentError(f"could not start 4pchess ({executable}): {error}") from error
+        self._stop = weakref.finalize(self, _stop, self.process)
         self.lines: queue.SimpleQueue[str | None] = queue.SimpleQueue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        for line in cast(IO[str], self.process.stdout):
-            self.lines.put(line.strip())
-        self.lines.put(None)  # the engine ended
+        reader = (cast(IO[str], self.process.stdout), self.lines)  # not self: an unclosed engine is collected
+        threading.Thread(target=_read, args=reader, daemon=True).start()
 
     def send(self, line: str) -> None:
         try:
@@ -113,14 +154,7 @@ class EngineProcess:
 
     def close(self) -> None:
         """``quit``, then the process killed if it has not ended within 5 seconds."""
-        if self.process.poll() is None:
-            try:
-                self.send("quit")
-                self.process.wait(timeout=5)
-            except (AgentError, subprocess.TimeoutExpired):
-                self.process.kill()
-                self.process.wait()
-        cast(IO[str], self.process.stdin).close()
+        self._stop()
 
 
 @register_agent("4pchess", FourPChessOptions)
