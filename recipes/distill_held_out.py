@@ -19,6 +19,7 @@ import torch
 
 from chess_envs.agents.alphazero.checkpoint import load_network
 from chess_envs.agents.shipped import checkpoint_path
+from chess_envs.train.alphazero.sections import network_config
 from chess_envs.train.config import from_dict
 from chess_envs.train.distill.config import DistillConfig
 from chess_envs.train.distill.data import Shards
@@ -39,7 +40,7 @@ def main() -> None:
     rows = np.flatnonzero(held_out(data["game"], config))
     if not len(rows):
         raise SystemExit(f"{folder} holds no held-out game")
-    values = value_targets(data, config)
+    values = value_targets(data, config, network_config(config).value_size)
     games = len(np.unique(data["game"][rows]))
     print(f"{folder}: {len(data['scores']):,} positions, {len(rows):,} held out ({games} games, seed {config.seed})")
     print(f"{'network':<50} {'top move = teacher':>18} {'policy loss':>12} {'value loss':>11}")

@@ -21,7 +21,6 @@ from chess_envs.arena.game import play_game
 from chess_envs.four_player.state import FourPlayerState
 from tests.four_player import fake_4pchess
 
-FAKE = Path(fake_4pchess.__file__)
 ROOT = Path(__file__).parents[2]
 START = FourPlayerState().to_text()
 
@@ -29,12 +28,7 @@ START = FourPlayerState().to_text()
 @pytest.fixture
 def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An executable that runs the stand-in, its commands logged to ``tmp_path / 'log'``."""
-    program = tmp_path / "cli"
-    program.write_text(f'#!/bin/sh\nexec {sys.executable} {FAKE} "$@"\n')
-    program.chmod(0o755)
-    monkeypatch.setenv("FAKE_4PCHESS_LOG", str(tmp_path / "log"))
-    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parents[2]))
-    return program
+    return fake_4pchess.install(tmp_path, monkeypatch)
 
 
 def commands(engine: Path) -> list[tuple[int, str]]:

@@ -15,6 +15,11 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the stand-in runs as a program: no test framework loaded at each start
+    import pytest
 
 from chess_envs.four_player.state import FourPlayerState
 
@@ -22,6 +27,16 @@ SLOW_MS = 50
 """a movetime below this finishes no iteration: nothing is printed"""
 SCORE = 123
 """the mover's team's score it reports, in centipawns"""
+
+
+def install(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An executable ``folder / 'cli'`` that runs the stand-in, its commands logged to ``folder / 'log'``."""
+    program = folder / "cli"
+    program.write_text(f'#!/bin/sh\nexec {sys.executable} {Path(__file__)} "$@"\n')
+    program.chmod(0o755)
+    monkeypatch.setenv("FAKE_4PCHESS_LOG", str(folder / "log"))
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parents[2]))
+    return program
 
 
 def log(line: str) -> None:

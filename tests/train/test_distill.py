@@ -243,11 +243,11 @@ def test_a_stopped_data_stage_does_not_go_on_to_learn(tmp_path, monkeypatch, cap
     "teacher, game, message",
     [
         ("stockfish?depth=x", "chess", "option depth must be an integer"),
-        ("greedy", "chess", "teacher must be stockfish or fairy-stockfish"),
+        ("greedy", "chess", "teacher must be stockfish, fairy-stockfish or 4pchess"),
         ("stockfish?depth=3", "los_alamos", "stockfish does not play 'los_alamos'"),
         ("stockfish?skill=3", "chess", "unknown options ['skill']"),
         ("fairy-stockfish?binary=/no/such/engine", "chess", "not found on PATH"),
-        ("stockfish?depth=2", "four_player", "distillation needs a game an engine plays"),
+        ("stockfish?depth=2", "four_player", "not 'four_player' (four_player: 4pchess)"),
     ],
 )
 def test_bad_teachers_and_missing_engines_say_what_is_wrong(tmp_path, capsys, teacher, game, message):
@@ -285,6 +285,6 @@ def test_uci_info_lines_are_read_for_the_mover():
 def test_the_teacher_scores_a_position_best_first():
     require_engine("stockfish")
     with Teacher("stockfish?depth=6", "chess", multipv=3) as teacher:
-        label = teacher.analyse("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")  # Ra8 mates
+        label = teacher.analyse(new_state("chess", "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"))  # Ra8 mates
     assert label.moves[0] == "a1a8" and label.scores[0] > 9000 and len(label.moves) == 3
     assert list(label.scores) == sorted(label.scores, reverse=True)

@@ -48,6 +48,26 @@ GRACE_SECONDS = 0.2
 that comes later still counts: it arrives before the ``readyok`` that follows the stop)"""
 
 
+MATE_CENTIPAWNS = 100_000_000
+"""4pchess's score of a mate (kMateValue): its scores are clipped to it"""
+
+
+class IllegalAnswer(AgentError):
+    """4pchess answered a move that is not legal here (its rules differ: docs/rules/four_player.md)."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The engine's answer to one position."""
+
+    action: int
+    centipawns: float
+    """its last score, for the mover's team (a mate: +-:data:`MATE_CENTIPAWNS`)"""
+    pv: tuple[int, ...]
+    """its line from the position, as actions (``action`` first)"""
+    nodes: int
+
+
 @dataclass
 class FourPChessOptions:
     """``4pchess``'s spec options (without depth or movetime: depth 2, or under a clock a share of it)."""
@@ -213,9 +233,19 @@ class FourPChessAgent:
 
     def think(self, state: GameState, limits: SearchLimits | None, stop: Stop = None, report: Report = None) -> Thought:
         """One search of ``state`` sent as FEN4; its score (the mover's team's) and line from its last ``info``."""
+        started = time.monotonic()
+        answer = self.analyse(state, limits)
+        thought = Thought(
+            answer.action, expected_outcome(answer.centipawns), answer.pv, answer.nodes, time.monotonic() - started
+        )
+        if report is not None:
+            report(thought)
+        return thought
+
+    def analyse(self, state: GameState, limits: SearchLimits | None = None) -> Answer:
+        """The engine's move for ``state`` (sent as FEN4), with the score and line of its last ``info``."""
         if not isinstance(state, FourPlayerState) or state.teams is None:
             raise AgentError("4pchess plays four-player Teams only; this game is Free-For-All (set mode=teams)")
-        started = time.monotonic()
         if self.engine is None or self.engine.process.poll() is not None:
             self.start()
         engine = cast(EngineProcess, self.engine)
@@ -235,12 +265,9 @@ class FourPChessAgent:
             if not any(line.startswith("bestmove") for line in lines):
                 engine.send("go depth 1")
                 lines = cast(list[str], engine.lines_until("bestmove"))
-        thought = self._thought(state, lines, started)
-        if report is not None:
-            report(thought)
-        return thought
+        return self._answer(state, lines)
 
-    def _thought(self, state: GameState, lines: list[str], started: float) -> Thought:
+    def _answer(self, state: GameState, lines: list[str]) -> Answer:
         """The move of ``bestmove`` and the score, nodes and line of the last ``info`` before it."""
         words = next(line.split() for line in reversed(lines) if line.startswith("bestmove"))
         if len(words) < 2:
@@ -248,9 +275,9 @@ class FourPChessAgent:
         try:
             action = state.move_to_action(words[1])
         except ValueError as error:
-            raise AgentError(f"4pchess answered {words[1]!r}, not a legal move in {state.to_text()}") from error
+            raise IllegalAnswer(f"4pchess answered {words[1]!r}, not a legal move in {state.to_text()}") from error
         if not state.legal_action_mask()[action]:
-            raise AgentError(f"4pchess answered {words[1]!r}, not a legal move in {state.to_text()}")
+            raise IllegalAnswer(f"4pchess answered {words[1]!r}, not a legal move in {state.to_text()}")
         cp, nodes = 0.0, 0
         pv: tuple[int, ...] = (action,)
         for info in (line.split() for line in lines if line.startswith("info ")):
@@ -260,7 +287,7 @@ class FourPChessAgent:
                 pv = engine_line(state, action, info[info.index("pv") + 1 : info.index("score")])
         if state.current_player % 2:  # Blue and Green: 4pchess scores for Red-Yellow
             cp = -cp
-        return Thought(action, expected_outcome(cp), pv, nodes, time.monotonic() - started)
+        return Answer(action, max(-MATE_CENTIPAWNS, min(MATE_CENTIPAWNS, cp)), pv, nodes)
 
     def close(self) -> None:
         if self.engine is not None:

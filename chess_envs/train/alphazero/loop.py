@@ -18,7 +18,6 @@ counters, RNG states), ``replay/`` (the replay store), TensorBoard events and ``
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,13 +25,12 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from chess_envs.agents.alphazero.checkpoint import CheckpointError, load_checkpoint
-from chess_envs.agents.alphazero.network import NetworkConfig
+from chess_envs.agents.alphazero.checkpoint import CheckpointError
 from chess_envs.train.alphazero.config import PRESETS, AlphaZeroConfig
 from chess_envs.train.alphazero.learner import REPLAY, Learner
 from chess_envs.train.alphazero.pipeline import LocalStream, Pipeline
 from chess_envs.train.alphazero.players import LocalSelfPlay, Played, Players, teaching
-from chess_envs.train.alphazero.sections import SHAPE
+from chess_envs.train.alphazero.sections import take_init_shape
 from chess_envs.train.alphazero.selfplay import FinishedGame
 from chess_envs.train.config import fail, make_parser, parse_args
 from chess_envs.train.run_folder import StopSignals
@@ -44,15 +42,6 @@ PROGRESS = (
     "pipeline/staleness_max",
 )
 """The asynchronous pipeline's charts that the progress line shows too."""
-
-
-def take_init_shape(config: AlphaZeroConfig) -> AlphaZeroConfig:
-    """With ``--init``, the config with the network shape of that checkpoint (so its weights fit)."""
-    if not config.init:
-        return config
-    shape = NetworkConfig.from_file(load_checkpoint(config.init, config.game).get("network"))
-    network = dataclasses.replace(config.network, **{name: getattr(shape, name) for name in SHAPE})
-    return dataclasses.replace(config, network=network)
 
 
 def game_metrics(games: list[FinishedGame]) -> dict[str, float]:

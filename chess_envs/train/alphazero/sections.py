@@ -3,12 +3,13 @@ its optimizer, and the network they describe."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import torch
 
-from chess_envs.agents.alphazero.checkpoint import load_network
+from chess_envs.agents.alphazero.checkpoint import load_checkpoint, load_network
 from chess_envs.agents.alphazero.network import LIMITS as NETWORK_LIMITS
 from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig
 from chess_envs.registry import get_game, new_state
@@ -70,6 +71,20 @@ def network_config(config: Any) -> NetworkConfig:
         teams=prototype.teams is not None,
         **{name: getattr(config, name) for name in SHAPE},
     )
+
+
+ConfigT = TypeVar("ConfigT")
+
+
+def take_init_shape(config: ConfigT) -> ConfigT:
+    """With ``--init``, the config (one with a ``network`` section) with the network shape of that
+    checkpoint, so its weights fit."""
+    run: Any = config  # any trainer's config: a run section (game) and a network section (init)
+    if not run.init:
+        return config
+    shape = NetworkConfig.from_file(load_checkpoint(run.init, run.game).get("network"))
+    network = dataclasses.replace(run.network, **{name: getattr(shape, name) for name in SHAPE})
+    return cast(ConfigT, dataclasses.replace(run, network=network))
 
 
 def new_network(config: Any, device: torch.device) -> AlphaZeroNet:

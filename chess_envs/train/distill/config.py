@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chess_envs.registry import get_game, registered_games
-from chess_envs.train.alphazero.sections import NetworkSection, OptimizerSection
+from chess_envs.agents.base import AgentSpec
+from chess_envs.registry import get_game, new_state, registered_games
+from chess_envs.train.alphazero.sections import NetworkSection, OptimizerSection, game_options
 from chess_envs.train.config import Config, arg, section
-from chess_envs.train.distill.labels import parse_teacher
+from chess_envs.train.distill.labels import check_teacher
 from chess_envs.train.sections import RunSection
 
 
@@ -16,7 +17,11 @@ from chess_envs.train.sections import RunSection
 class DataSection:
     """What the teacher labels, and how."""
 
-    teacher: str = arg("stockfish?depth=8", "the engine that labels: stockfish (chess) or fairy-stockfish, a spec")
+    teacher: str = arg(
+        "stockfish?depth=8",
+        "the engine that labels: stockfish (chess), fairy-stockfish or 4pchess (four-player Teams), a spec",
+    )
+    game_options: str = arg("", "the game's options the games are played with, name=value,... (mode=teams)")
     stage: str = arg(
         "all",
         "all, data (label positions only) or learn (train on the data there is)",
@@ -33,7 +38,10 @@ class DataSection:
         0.1, "share of the game's result in the value target, the rest the teacher's score", low=0, high=1
     )
     book_share: float = arg(0.5, "share of games that start from a line of the opening book (chess)", low=0, high=1)
-    random_plies: int = arg(6, "random plies at the start of each game, 0 to this many", low=0)
+    random_plies: int = arg(6, "random plies at the start of each game, --fewest-random-plies to this many", low=0)
+    fewest_random_plies: int = arg(
+        0, "fewest random plies at the start of each game (a one-line teacher replays a start)", low=0
+    )
     sample_plies: int = arg(8, "plies after the opening where the teacher's move is sampled from its policy", low=0)
     max_plies: int = arg(300, "a game this long stops; the teacher's last score stands for its result", low=1)
     shard_size: int = arg(8192, "positions per data file (whole games)", low=1)
@@ -58,7 +66,11 @@ class DistillConfig(Config):
     validation: ValidationSection = section(ValidationSection)
 
     def check(self) -> None:
-        if not get_game(self.game).engines:
+        four_pchess = AgentSpec.parse(self.teacher).kind == "4pchess"
+        if not (get_game(self.game).engines or four_pchess):
             taught = ", ".join(record.name for record in registered_games() if record.engines)
-            raise ValueError(f"distillation needs a game an engine plays ({taught}), not {self.game!r}")
-        parse_teacher(self.teacher, self.game)
+            raise ValueError(f"the teacher {self.teacher!r} teaches {taught}, not {self.game!r} (four_player: 4pchess)")
+        check_teacher(self.teacher, self.game)
+        prototype = new_state(self.game, **game_options(self))
+        if prototype.num_players > 2 and prototype.teams is None:
+            raise ValueError("a four-player teacher plays Teams: set --game-options mode=teams")

@@ -22,11 +22,14 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from chess_envs.agents.base import AgentError
+from chess_envs.agents.four_player.engine import IllegalAnswer
 from chess_envs.files import write_atomic
 from chess_envs.registry import new_state
 from chess_envs.search.protocol import quantize_planes
+from chess_envs.train.alphazero.sections import game_options
 from chess_envs.train.distill.config import DistillConfig
-from chess_envs.train.distill.labels import Teacher
+from chess_envs.train.distill.labels import Labeller, open_teacher
 from chess_envs.train.run_folder import StopSignals
 
 BOOK = {
@@ -73,16 +76,18 @@ class LabelledGame:
     index: int
 
 
-def play_and_label(args: DistillConfig, teacher: Teacher, index: int) -> LabelledGame:
-    """Game ``index`` of the run (its own random generator): opening, then the teacher's moves."""
+def play_and_label(args: DistillConfig, teacher: Labeller, index: int) -> LabelledGame:
+    """Game ``index`` of the run (its own random generator): opening, then the teacher's moves. A
+    move the teacher answers that is not legal here (4pchess's rules differ a little) ends the game
+    where it stands, as ``max_plies`` does."""
     rng = np.random.default_rng([args.seed, index])
     teacher.new_game()
-    state = new_state(args.game)
+    state = new_state(args.game, **game_options(args))
     book = BOOK.get(args.game, ())
     if book and rng.random() < args.book_share:
         for move in book[int(rng.integers(len(book)))].split():
             state.apply(state.move_to_action(move))
-    for _ in range(int(rng.integers(args.random_plies + 1))):
+    for _ in range(int(rng.integers(args.fewest_random_plies, max(args.fewest_random_plies, args.random_plies) + 1))):
         if state.is_terminal():
             break
         state.apply(int(rng.choice(state.legal_actions())))
@@ -92,7 +97,10 @@ def play_and_label(args: DistillConfig, teacher: Teacher, index: int) -> Labelle
     scores: list[float] = []
     movers: list[int] = []
     while not state.is_terminal() and len(planes) < args.max_plies:
-        label = teacher.analyse(state.to_text())
+        try:
+            label = teacher.analyse(state)
+        except IllegalAnswer:
+            break
         legal = [state.move_to_action(move) for move in label.moves]
         policy = label.policy(args.policy_temperature)
         planes.append(quantize_planes(state.observation()))
@@ -104,9 +112,11 @@ def play_and_label(args: DistillConfig, teacher: Teacher, index: int) -> Labelle
         state.apply(legal[pick])
     if state.is_terminal():
         result = state.returns()
-    else:  # stopped: the teacher's last score for its mover stands for the result
-        result = np.zeros(2)
-        result[movers[-1]], result[1 - movers[-1]] = scores[-1], -scores[-1]
+    else:  # stopped: the teacher's last score for its mover's side stands for the result (two sides)
+        result = np.zeros(state.num_players)
+        if movers:
+            sides = [1.0 if (seat - movers[-1]) % 2 == 0 else -1.0 for seat in range(state.num_players)]
+            result = np.array(sides) * scores[-1]
     empty = (0, *state.observation_shape)
     return LabelledGame(
         np.array(planes, np.uint8) if planes else np.zeros(empty, np.uint8),
@@ -118,12 +128,15 @@ def play_and_label(args: DistillConfig, teacher: Teacher, index: int) -> Labelle
     )
 
 
+EMPTY_GAMES = 20
+"""games in a row without a labelled position (each cut at its first answer) that stop the data stage"""
+
 _WORKER: dict[str, object] = {}
 
 
 def _start_worker(args: DistillConfig) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process handles Ctrl-C and ends the pool
-    _WORKER["args"], _WORKER["teacher"] = args, Teacher(args.teacher, args.game, args.multipv)
+    _WORKER["args"], _WORKER["teacher"] = args, open_teacher(args.teacher, args.game, args.multipv)
 
 
 def _worker_game(index: int) -> LabelledGame:
@@ -136,11 +149,14 @@ def labelled_games(
     """Games ``first``, ``first + 1``, ... in order as they finish, from ``args.workers`` processes,
     until ``stopping()`` (checked between games, and every second while a pool waits)."""
     if args.workers == 1:
-        with Teacher(args.teacher, args.game, args.multipv) as teacher:
+        teacher = open_teacher(args.teacher, args.game, args.multipv)
+        try:
             index = first
             while not stopping():
                 yield play_and_label(args, teacher, index)
                 index += 1
+        finally:
+            teacher.close()
         return
     context = multiprocessing.get_context("spawn")  # no forked copies of torch's threads
     with context.Pool(args.workers, initializer=_start_worker, initargs=(args,)) as pool:  # exit: workers end
@@ -211,7 +227,7 @@ def generate(args: DistillConfig, shards: Shards) -> str:
     done, following = shards.counts()
     if done >= args.positions:
         return ""
-    Teacher(args.teacher, args.game, args.multipv).close()  # a missing or broken engine fails here, once
+    open_teacher(args.teacher, args.game, args.multipv).close()  # a missing or broken engine fails here, once
     if done:
         print(f"resuming the data stage: {done:,} positions in {len(shards.paths)} files")
     batch: list[LabelledGame] = []
@@ -220,7 +236,11 @@ def generate(args: DistillConfig, shards: Shards) -> str:
     with StopSignals() as stop:
         try:
             with closing(labelled_games(args, following, lambda: bool(stop.requested))) as games:
+                empty = 0
                 for game in games:
+                    empty = 0 if len(game.scores) else empty + 1
+                    if empty == EMPTY_GAMES:
+                        raise AgentError(f"{args.teacher} labelled no position in {EMPTY_GAMES} games in a row")
                     batch.append(game)
                     done += len(game.scores)
                     bar.update(len(game.scores))

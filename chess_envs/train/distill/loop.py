@@ -26,7 +26,7 @@ from chess_envs.agents.alphazero.checkpoint import CheckpointError, save_checkpo
 from chess_envs.agents.alphazero.network import resolve_device
 from chess_envs.agents.base import AgentError
 from chess_envs.train.alphazero.optimization import Optimization, losses_and_logits, restore_training, training_payload
-from chess_envs.train.alphazero.sections import network_config, new_network
+from chess_envs.train.alphazero.sections import network_config, new_network, take_init_shape
 from chess_envs.train.config import fail, make_parser, parse_args
 from chess_envs.train.distill.config import DistillConfig
 from chess_envs.train.distill.data import Shards, generate
@@ -41,10 +41,14 @@ def held_out(games: np.ndarray, config: DistillConfig) -> np.ndarray:
     return games_held_out[games]
 
 
-def value_targets(data: dict[str, np.ndarray], config: DistillConfig) -> np.ndarray:
-    """Value targets [N, 1] float32: the engine's score blended with the game's result."""
+def value_targets(data: dict[str, np.ndarray], config: DistillConfig, value_size: int) -> np.ndarray:
+    """Value targets [N, value_size] float32: the engine's score for the mover's side blended with
+    the game's result; a network with a value per seat (Teams, seats from the mover) gets the
+    side's value for the mover and its partner and its negation for the two others."""
     weight = config.result_weight
-    return ((1 - weight) * data["scores"] + weight * data["results"]).astype(np.float32)[:, None]
+    mover = ((1 - weight) * data["scores"] + weight * data["results"]).astype(np.float32)[:, None]
+    sides = np.array([1.0 if seat % 2 == 0 else -1.0 for seat in range(value_size)], np.float32)
+    return mover * sides
 
 
 def batch_of(data: dict[str, np.ndarray], values: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -84,7 +88,7 @@ class Trainer:
         self.train_rows, self.validation_rows = np.flatnonzero(~mask), np.flatnonzero(mask)
         if not len(self.train_rows):
             raise ValueError("every game is held out: lower --validation-share or label more positions")
-        self.values = value_targets(data, config)
+        self.values = value_targets(data, config, self.network_config.value_size)
         self.run_log = RunLog(folder.path)
 
     def step(self) -> tuple[float, float]:
@@ -157,6 +161,10 @@ def main(argv: list[str] | None = None) -> Path | None:
     """Label positions with an engine, then learn them, from the command line ``argv``
     (``chess-envs distill``); returns the run folder, or None after the labelling stage alone."""
     config = parse_args(DistillConfig, {}, argv, parser())
+    try:
+        config = take_init_shape(config)
+    except (CheckpointError, ValueError) as error:
+        fail(f"--init: {error}")
     folder = RunFolder(config, save_checkpoint)
     shards = Shards(folder.path / "data")
     folder.open(config, bool(folder.checkpoint_files() or shards.paths), folders=("data",))
