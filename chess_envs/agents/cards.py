@@ -1,5 +1,6 @@
 """Model cards: the facts of a shipped network, kept beside it as data
-(``chess_envs/agents/networks/<game>.card.json``), one schema for all.
+(``chess_envs/agents/networks/<name>.card.json``), one schema for all. A network's name is its
+game's (``chess``), or its game's and the mode it plays (``four_player_teams``).
 
 A card says what the network is (architecture, inputs), how it was made (data, compute, the exact
 commands), how it plays (the agent options it plays with unless told otherwise), how strong it is
@@ -50,8 +51,13 @@ class ModelCardError(ValueError):
     """A model card that is missing, unreadable, or not of :data:`SCHEMA`'s shape."""
 
 
-def card_path(game: str) -> Path:
-    return FOLDER / f"{game}.card.json"
+def card_path(name: str) -> Path:
+    return FOLDER / f"{name}.card.json"
+
+
+def shipped_networks() -> list[str]:
+    """The names of the shipped networks (those with a card), sorted."""
+    return sorted(path.name.removesuffix(".card.json") for path in FOLDER.glob("*.card.json"))
 
 
 def check_shape(value: Any, shape: Any, where: str) -> None:
@@ -83,9 +89,9 @@ def check_shape(value: Any, shape: Any, where: str) -> None:
             check_shape(value[key], item_shape, f"{where}.{key}")
 
 
-def load_card(game: str) -> dict[str, Any] | None:
-    """The checked model card of the network shipped for ``game``; None when it has none."""
-    path = card_path(game)
+def load_card(name: str) -> dict[str, Any] | None:
+    """The checked model card of the shipped network ``name``; None when it has none."""
+    path = card_path(name)
     if not path.is_file():
         return None
     try:
@@ -93,6 +99,10 @@ def load_card(game: str) -> dict[str, Any] | None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ModelCardError(f"{path} is not readable JSON: {error}") from None
     check_shape(card, SCHEMA, path.name)
-    if card["format"] != FORMAT or card["game"] != game:
-        raise ModelCardError(f"{path} is a {card['format']!r} card of {card['game']!r}, not a {FORMAT!r} of {game!r}")
+    named = name == card["game"] or name.startswith(card["game"] + "_")
+    if card["format"] != FORMAT or not named or card["network"] != f"{name}.pt":
+        raise ModelCardError(
+            f"{path} is a {card['format']!r} card of {card['game']!r} for {card['network']!r}, "
+            f"not a {FORMAT!r} of the network {name}.pt"
+        )
     return card

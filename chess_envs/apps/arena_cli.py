@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from chess_envs.agents.base import AgentError, known_kinds, make_agent
-from chess_envs.agents.shipped import shipped_agent
+from chess_envs.agents.shipped import shipped_agent, shipped_name
 from chess_envs.apps.play import play_human, save_pgn
 from chess_envs.arena.game import MAX_OPENING_PLIES, random_openings, read_openings
 from chess_envs.arena.ratings import rate
@@ -162,7 +162,7 @@ def play(args: argparse.Namespace) -> None:
     options = game_options(args)
     if args.pgn is not None:
         check_writable(args.pgn)  # before the first move, not after the game
-    agent = make_agent(args.agent or shipped_agent(args.game), args.game)
+    agent = make_agent(args.agent or shipped_agent(shipped_name(args.game, options)), args.game)
     try:
         record = play_human(args.game, agent, seat=args.seat, fen=args.fen, **options)
     finally:

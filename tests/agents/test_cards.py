@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 import chess_envs.agents.cards as cards
+import chess_envs.agents.shipped as shipped
 from chess_envs.agents.alphazero.checkpoint import load_network
 from chess_envs.agents.cards import ModelCardError, load_card
-from chess_envs.agents.shipped import play_options, shipped_agent, shipped_checkpoint
+from chess_envs.agents.shipped import play_options, shipped_agent, shipped_checkpoint, shipped_name
 from chess_envs.agents.strength import load_levels
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,3 +68,18 @@ def test_a_bad_card_is_refused_naming_what_is_wrong(monkeypatch, tmp_path: Path,
     (tmp_path / "chess.card.json").write_text("{not json")
     with pytest.raises(ModelCardError, match="not readable JSON"):
         load_card("chess")
+
+
+def test_a_mode_plays_its_own_network_where_one_is_shipped(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(shipped, "FOLDER", tmp_path)
+    assert shipped_name("four_player", {"mode": "teams"}) == "four_player"  # none shipped: the game's
+    (tmp_path / "four_player_teams.pt").write_bytes(b"")
+    assert shipped_name("four_player", {"mode": "teams"}) == "four_player_teams"
+    assert shipped_name("four_player", {"mode": "ffa"}) == shipped_name("four_player") == "four_player"
+    card = json.loads((cards.FOLDER / "four_player.card.json").read_text())
+    monkeypatch.setattr(cards, "FOLDER", tmp_path)
+    (tmp_path / "four_player_teams.card.json").write_text(json.dumps(card))  # still naming four_player.pt
+    with pytest.raises(ModelCardError, match="not a .* of the network four_player_teams.pt"):
+        load_card("four_player_teams")
+    (tmp_path / "four_player_teams.card.json").write_text(json.dumps({**card, "network": "four_player_teams.pt"}))
+    assert load_card("four_player_teams") is not None and cards.shipped_networks() == ["four_player_teams"]
