@@ -34,8 +34,11 @@ def run(tmp_path: Path, *flags: str) -> Path | None:
 def test_a_teams_network_learns_4pchess_labels_from_the_shipped_network(engine: Path, tmp_path: Path) -> None:
     flags = ["--game-options", "mode=teams", "--teacher", f"4pchess:{engine}?depth=3", "--init", "@four_player"]
     path = run(tmp_path, *flags, "--positions", "60", "--max-plies", "20", "--workers", "1", "--total-steps", "4",
-               "--policy-temperature", "0", "--random-plies", "3", "--fewest-random-plies", "1")  # fmt: skip
+               "--policy-temperature", "0", "--random-plies", "3", "--fewest-random-plies", "1",
+               "--checkpoint-every", "1", "--keep-checkpoints", "2")  # fmt: skip
     assert path is not None
+    kept = sorted(path.name for path in path.parent.glob("step_*.pt"))
+    assert kept == ["step_00000003.pt", "step_00000004.pt"]  # a learning curve's last two points
     data = distill.Shards(tmp_path / "runs" / "fp" / "data").load()
     assert len(data["scores"]) >= 60 and data["policy_actions"].shape == (len(data["scores"]), 1)
     np.testing.assert_array_equal(data["policy_probs"], 1.0)  # one line: all on its move

@@ -49,10 +49,11 @@ class DataSection:
 
 @dataclass
 class ValidationSection:
-    """The games held out to score the network on."""
+    """The games held out to score the network on, and the checkpoints kept to rate it later."""
 
     validation_share: float = arg(0.02, "share of the games held out to score the network", low=0, high=1)
     eval_every: int = arg(500, "learner steps between scores on the held-out games", low=1)
+    keep_checkpoints: int = arg(0, "numbered checkpoints kept besides last.pt (a learning curve's points)", low=0)
 
 
 @dataclass

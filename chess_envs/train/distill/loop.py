@@ -107,7 +107,7 @@ class Trainer:
     def save(self) -> Path:
         payload = training_payload(self.config, self.network_config, self.optimization, self.counters, self.rng)
         payload["distilled_from"] = self.config.teacher
-        return self.folder.save(payload, self.counters["learner_steps"], keep=0)
+        return self.folder.save(payload, self.counters["learner_steps"], keep=self.config.keep_checkpoints)
 
     def restore(self, path: Path) -> None:
         payload = restore_training(path, self.config, self.network_config, self.optimization, self.rng)
