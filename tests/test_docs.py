@@ -23,7 +23,7 @@ import pytest
 
 from chess_envs.agents.alphazero.agent import AlphaZeroOptions
 from chess_envs.agents.base import _FACTORIES as FACTORIES
-from chess_envs.agents.cards import load_card
+from chess_envs.agents.cards import load_card, shipped_networks
 from chess_envs.apps.command import command_parser
 from chess_envs.apps.uci import OPTIONS
 from chess_envs.by_name import COMMANDS
@@ -88,7 +88,7 @@ def test_the_tables_list_every_declared_setting(site: Path) -> None:
     for option in OPTIONS:
         assert option.name in apps, option.name
     networks = text_of(site, "networks.html")
-    for game in ("chess", "los_alamos", "four_player"):
+    for game in shipped_networks():
         card = load_card(game)
         assert card is not None
         assert f"{card['architecture']['parameters']:,}" in networks, game
@@ -290,7 +290,7 @@ def test_every_public_name_has_a_docstring(module: str, name: str) -> None:
         assert attribute_documented(module, name), f"{module}.{name}: no docstring after its assignment"
 
 
-@pytest.mark.parametrize("game", ["chess", "los_alamos", "four_player"])
+@pytest.mark.parametrize("game", shipped_networks())
 def test_every_command_of_a_model_card_parses(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
     card = load_card(game)
     assert card is not None

@@ -150,6 +150,9 @@ def test_with_torch_and_the_agents_extra_the_shipped_networks_play(agents_python
             agent = make_agent(shipped_agent(game, sims=8), game)
             state = new_state(game)
             assert agent.select_action(state) in state.legal_actions()
+        teams = make_agent(shipped_agent("four_player_teams", sims=8), "four_player")
+        state = new_state("four_player", mode="teams")
+        assert teams.select_action(state) in state.legal_actions()
         print("agents ok")
         """
     )

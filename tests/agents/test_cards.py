@@ -16,14 +16,19 @@ from chess_envs.agents.shipped import play_options, shipped_agent, shipped_check
 from chess_envs.agents.strength import load_levels
 
 ROOT = Path(__file__).resolve().parents[2]
-GAMES = ("chess", "los_alamos", "four_player")
+NAMES = ("chess", "four_player", "four_player_teams", "los_alamos")
 
 
-@pytest.mark.parametrize("game", GAMES)
+def test_the_shipped_networks_are_these() -> None:
+    assert cards.shipped_networks() == list(NAMES)
+
+
+@pytest.mark.parametrize("game", NAMES)
 def test_every_shipped_network_has_a_card_of_the_schema(game: str) -> None:
     card = load_card(game)
     assert card is not None and card["network"] == shipped_checkpoint(game).name
-    network = load_network(shipped_checkpoint(game), game)[0]
+    network = load_network(shipped_checkpoint(game), card["game"])[0]
+    assert network.config.teams == game.endswith("_teams")
     shape = network.config
     architecture = card["architecture"]
     assert (architecture["filters"], architecture["blocks"]) == (shape.filters, shape.blocks)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 import torch
 
@@ -13,7 +13,7 @@ from chess_envs.agents.alphazero.checkpoint import load_checkpoint, load_network
 from chess_envs.agents.alphazero.network import LIMITS as NETWORK_LIMITS
 from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig
 from chess_envs.registry import get_game, new_state
-from chess_envs.train.config import arg
+from chess_envs.train.config import C, arg
 
 
 @dataclass
@@ -73,10 +73,7 @@ def network_config(config: Any) -> NetworkConfig:
     )
 
 
-ConfigT = TypeVar("ConfigT")
-
-
-def take_init_shape(config: ConfigT) -> ConfigT:
+def take_init_shape(config: C) -> C:
     """With ``--init``, the config (one with a ``network`` section) with the network shape of that
     checkpoint, so its weights fit."""
     run: Any = config  # any trainer's config: a run section (game) and a network section (init)
@@ -84,7 +81,7 @@ def take_init_shape(config: ConfigT) -> ConfigT:
         return config
     shape = NetworkConfig.from_file(load_checkpoint(run.init, run.game).get("network"))
     network = dataclasses.replace(run.network, **{name: getattr(shape, name) for name in SHAPE})
-    return cast(ConfigT, dataclasses.replace(run, network=network))
+    return cast(C, dataclasses.replace(run, network=network))
 
 
 def new_network(config: Any, device: torch.device) -> AlphaZeroNet:
