@@ -42,7 +42,7 @@ from chess_envs.agents.alphazero.onnx import onnx_bytes
 from chess_envs.agents.alphazero.openvino_net import compile_network
 from chess_envs.agents.shipped import FOLDER, shipped_checkpoint
 from chess_envs.arena.game import read_openings, shipped_book
-from chess_envs.registry import new_state
+from chess_envs.registry import game_names, new_state
 
 Forward = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 """planes ``[B, C, H, W]`` float32 -> (logits ``[B, A]``, values ``[B, V]``)"""
@@ -179,8 +179,8 @@ def main() -> None:
     parser.add_argument("--compile", action="store_true", help="also time torch.compile (slow to compile)")
     parser.add_argument("--openvino", action="store_true", help="also time OpenVINO (pip install .[openvino])")
     parser.add_argument("--int8", action="store_true", help="also time OpenVINO bf16 and int8 (pip install nncf)")
-    shipped = sorted(path.stem for path in FOLDER.glob("*.pt"))
-    parser.add_argument("--games", nargs="+", default=shipped, choices=shipped, help="the shipped networks to time")
+    shipped = sorted(path.stem for path in FOLDER.glob("*.pt") if path.stem in game_names())  # a game's own network
+    parser.add_argument("--games", nargs="+", default=shipped, choices=shipped, help="the games whose networks to time")
     args = parser.parse_args()
     logging.getLogger().setLevel(logging.ERROR)  # the quantizer's advice on pre-processing
     print("positions per second (ratio to eager); accuracy: same top move / largest value difference vs fp32")
