@@ -256,6 +256,28 @@ def test_bad_teachers_and_missing_engines_say_what_is_wrong(tmp_path, capsys, te
     assert refused.value.code == 2 and message in capsys.readouterr().err
 
 
+def test_a_student_network_plays_a_side_in_each_labelling_process(tmp_path):
+    require_engine("fairy-stockfish")
+    flags = ["--game", "los_alamos", "--teacher", "fairy-stockfish?depth=1", "--positions", "40", "--stage", "data",
+             "--workers", "2", "--student", "alphazero:@los_alamos?sims=4", "--student-share", "1"]  # fmt: skip
+    run(tmp_path, "dagger", *flags)
+    data = distill.Shards(tmp_path / "dagger" / "data").load()
+    assert len(data["scores"]) >= 40 and np.all(np.abs(data["scores"]) <= 1)
+
+
+@pytest.mark.parametrize(
+    "student, message",
+    [("nosuch", "unknown agent 'nosuch'"), ("alphazero:@los_alamos?sims=x", "bad options in agent spec")],
+)
+def test_a_student_that_cannot_play_is_refused_before_labelling(tmp_path, capsys, student, message):
+    require_engine("fairy-stockfish")
+    with pytest.raises(SystemExit) as refused:
+        run(tmp_path, "bad", "--game", "los_alamos", "--teacher", "fairy-stockfish?depth=1", "--positions", "10",
+            "--student", student)  # fmt: skip
+    assert refused.value.code == 2 and message in capsys.readouterr().err
+    assert not list((tmp_path / "bad" / "data").glob("shard_*.npz"))
+
+
 def test_a_second_run_in_the_same_folder_needs_resume(tmp_path, capsys):
     require_engine("fairy-stockfish")
     flags = ["--game", "los_alamos", "--teacher", "fairy-stockfish?depth=1", "--positions", "20", "--stage", "data"]

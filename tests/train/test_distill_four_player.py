@@ -11,10 +11,12 @@ import pytest
 
 from chess_envs.agents.alphazero.checkpoint import load_checkpoint
 from chess_envs.agents.base import AgentError, make_agent
+from chess_envs.core import GameState
 from chess_envs.registry import new_state
 from chess_envs.train.config import from_dict
 from chess_envs.train.distill import loop as distill
 from chess_envs.train.distill.config import DistillConfig
+from chess_envs.train.distill.data import play_and_label
 from chess_envs.train.distill.labels import FourPChessTeacher, open_teacher
 from chess_envs.train.distill.loop import value_targets
 from tests.four_player import fake_4pchess
@@ -124,3 +126,39 @@ def test_a_4pchess_teacher_needs_a_search_limit(engine: Path) -> None:
         open_teacher(f"4pchess:{engine}", "four_player", 1)
     with pytest.raises(AgentError, match="not an executable program"):
         open_teacher("4pchess:/nonexistent/cli?depth=2", "four_player", 1)
+
+
+class Recorder:
+    """A student that plays the first legal move and records the seats it moved for."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.seats: list[int] = []
+        self.seeds: list[int | None] = []
+
+    def select_action(self, state: GameState) -> int:
+        self.seats.append(state.current_player)
+        return state.legal_actions()[-1]
+
+    def reset(self, seed: int | None = None) -> None:
+        self.seeds.append(seed)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_student_plays_one_team_and_the_teacher_labels_its_positions_too(engine: Path) -> None:
+    config = from_dict(DistillConfig, {"game": "four_player", "game_options": "mode=teams", "multipv": 1,
+                                       "teacher": f"4pchess:{engine}?depth=1", "student_share": 1.0,
+                                       "random_plies": 0, "max_plies": 12, "policy_temperature": 0.0})  # fmt: skip
+    student = Recorder()
+    with open_teacher(config.teacher, "four_player", 1) as teacher:
+        game = play_and_label(config, teacher, 5, student)
+        alone = play_and_label(config, teacher, 5)
+    assert student.seeds == [5] and len(student.seats) == 6 and len({seat % 2 for seat in student.seats}) == 1
+    assert len(game.scores) == len(alone.scores) == 12  # the student's positions are labelled as well
+    assert not np.array_equal(game.planes, alone.planes)  # its moves (the last legal one) are not the teacher's
+    config.student_share = 0.0
+    with open_teacher(config.teacher, "four_player", 1) as teacher:
+        np.testing.assert_array_equal(play_and_label(config, teacher, 5, Recorder()).planes, alone.planes)

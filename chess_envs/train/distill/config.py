@@ -42,6 +42,12 @@ class DataSection:
     fewest_random_plies: int = arg(
         0, "fewest random plies at the start of each game (a one-line teacher replays a start)", low=0
     )
+    student: str = arg(
+        "",
+        "an agent that plays one side of a share of the games, the teacher labelling its positions too "
+        "(the network's own positions: DAgger); empty: the teacher plays every move",
+    )
+    student_share: float = arg(0.5, "share of the games the student plays a side of", low=0, high=1)
     sample_plies: int = arg(8, "plies after the opening where the teacher's move is sampled from its policy", low=0)
     max_plies: int = arg(300, "a game this long stops; the teacher's last score stands for its result", low=1)
     shard_size: int = arg(8192, "positions per data file (whole games)", low=1)
@@ -72,6 +78,8 @@ class DistillConfig(Config):
             taught = ", ".join(record.name for record in registered_games() if record.engines)
             raise ValueError(f"the teacher {self.teacher!r} teaches {taught}, not {self.game!r} (four_player: 4pchess)")
         check_teacher(self.teacher, self.game)
+        if self.student:
+            AgentSpec.parse(self.student)
         prototype = new_state(self.game, **game_options(self))
         if prototype.num_players > 2 and prototype.teams is None:
             raise ValueError("a four-player teacher plays Teams: set --game-options mode=teams")

@@ -1,8 +1,9 @@
 """Distillation's data: games from varied openings played and labelled by an engine, stored as shards.
 
 Each game opens with a line of a small opening book and/or a few random plies, then the
-teacher plays, its move sampled from its soft policy for the first ``sample_plies``; every
-position is labelled with the teacher's multi-PV scores, turned into a soft policy (softmax of
+teacher plays, its move sampled from its soft policy for the first ``sample_plies`` (or, in a
+``student_share`` of the games, a student agent plays one side: the network's own positions, the
+DAgger way); every position is labelled with the teacher's multi-PV scores, turned into a soft policy (softmax of
 centipawns over ``policy_temperature``) and a value (the best score as an expected result; the
 game's result is kept apart, mixed in when learning). Whole games go to
 ``data/shard_NNNNN.npz`` files (uint8 planes, sparse policy, scores and results), each
@@ -12,7 +13,9 @@ written atomically, so the data stage resumes where it stopped.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Generator
 from contextlib import closing
@@ -22,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from chess_envs.agents.base import AgentError
+from chess_envs.agents.base import Agent, AgentError, make_agent
 from chess_envs.agents.four_player.engine import IllegalAnswer
 from chess_envs.files import write_atomic
 from chess_envs.registry import new_state
@@ -76,12 +79,18 @@ class LabelledGame:
     index: int
 
 
-def play_and_label(args: DistillConfig, teacher: Labeller, index: int) -> LabelledGame:
-    """Game ``index`` of the run (its own random generator): opening, then the teacher's moves. A
-    move the teacher answers that is not legal here (4pchess's rules differ a little) ends the game
-    where it stands, as ``max_plies`` does."""
+def play_and_label(args: DistillConfig, teacher: Labeller, index: int, student: Agent | None = None) -> LabelledGame:
+    """Game ``index`` of the run (its own random generator): opening, then the teacher's moves, or
+    in a ``student_share`` of the games with a ``student``, the student's on one side (seats of one
+    parity: a colour, or a four-player team), every position labelled by the teacher. A move the
+    teacher answers that is not legal here (4pchess's rules differ a little) ends the game where it
+    stands, as ``max_plies`` does."""
     rng = np.random.default_rng([args.seed, index])
     teacher.new_game()
+    student_side = -1  # the parity of the student's seats; -1: the teacher plays every seat
+    if student is not None and rng.random() < args.student_share:
+        student_side = int(rng.integers(2))
+        student.reset(seed=index)
     state = new_state(args.game, **game_options(args))
     book = BOOK.get(args.game, ())
     if book and rng.random() < args.book_share:
@@ -108,6 +117,9 @@ def play_and_label(args: DistillConfig, teacher: Labeller, index: int) -> Labell
         probs.append(np.pad(policy, (0, args.multipv - len(policy))))
         scores.append(label.value(args.value_scale))
         movers.append(state.current_player)
+        if state.current_player % 2 == student_side:
+            state.apply(student.select_action(state))  # type: ignore[union-attr]
+            continue
         pick = int(rng.choice(len(legal), p=policy)) if len(planes) <= args.sample_plies else 0
         state.apply(legal[pick])
     if state.is_terminal():
@@ -134,13 +146,25 @@ EMPTY_GAMES = 20
 _WORKER: dict[str, object] = {}
 
 
+def open_student(args: DistillConfig, threads: int) -> Agent | None:
+    """The run's student agent (None without one), its torch pool ``threads`` wide: one process of
+    ``args.workers`` shares the cores with the others."""
+    if not args.student:
+        return None
+    student = make_agent(args.student, args.game)
+    if "torch" in sys.modules and "OMP_NUM_THREADS" not in os.environ:
+        sys.modules["torch"].set_num_threads(threads)
+    return student
+
+
 def _start_worker(args: DistillConfig) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process handles Ctrl-C and ends the pool
     _WORKER["args"], _WORKER["teacher"] = args, open_teacher(args.teacher, args.game, args.multipv)
+    _WORKER["student"] = open_student(args, max(1, (os.cpu_count() or 1) // args.workers))
 
 
 def _worker_game(index: int) -> LabelledGame:
-    return play_and_label(_WORKER["args"], _WORKER["teacher"], index)  # type: ignore[arg-type]
+    return play_and_label(_WORKER["args"], _WORKER["teacher"], index, _WORKER["student"])  # type: ignore[arg-type]
 
 
 def labelled_games(
@@ -150,13 +174,16 @@ def labelled_games(
     until ``stopping()`` (checked between games, and every second while a pool waits)."""
     if args.workers == 1:
         teacher = open_teacher(args.teacher, args.game, args.multipv)
+        student = open_student(args, os.cpu_count() or 1)
         try:
             index = first
             while not stopping():
-                yield play_and_label(args, teacher, index)
+                yield play_and_label(args, teacher, index, student)
                 index += 1
         finally:
             teacher.close()
+            if student is not None:
+                student.close()
         return
     context = multiprocessing.get_context("spawn")  # no forked copies of torch's threads
     with context.Pool(args.workers, initializer=_start_worker, initargs=(args,)) as pool:  # exit: workers end
@@ -228,6 +255,8 @@ def generate(args: DistillConfig, shards: Shards) -> str:
     if done >= args.positions:
         return ""
     open_teacher(args.teacher, args.game, args.multipv).close()  # a missing or broken engine fails here, once
+    if args.workers > 1 and (student := open_student(args, 1)) is not None:  # and a student that cannot play
+        student.close()
     if done:
         print(f"resuming the data stage: {done:,} positions in {len(shards.paths)} files")
     batch: list[LabelledGame] = []
