@@ -18,6 +18,15 @@ import numpy as np
 ELO_SCALE = 400.0 / math.log(10.0)
 
 
+def elo_of_score(score: float) -> float:
+    """The Elo difference a score against one opponent stands for (Elo's logistic curve), kept
+    finite for a clean sweep: 0.1% and 99.9% are the ends (about -1200 and +1200)."""
+    if not 0.0 <= score <= 1.0:
+        raise ValueError(f"a score is a share of the points, from 0 to 1, got {score}")
+    score = min(max(score, 0.001), 0.999)
+    return ELO_SCALE * math.log(score / (1.0 - score))
+
+
 @dataclass(frozen=True)
 class Result:
     """One two-player result: ``score`` is what ``first`` scored (1, 0.5 or 0); ``game`` names the

@@ -212,11 +212,17 @@ class ModelCard(SphinxDirective):
         result.append(nodes.literal_block(measured, measured, language="bash"))
         if card["learning_curve"]:
             result.append(nodes.rubric("", "Learning curve"))
+            elo = load("chess_envs.arena.ratings:elo_of_score")
             rows = [
-                [cell(f"{x['cpu_minutes']:g}"), cell(x["opponent"], code=True), cell(f"{100 * x['score']:.1f}%")]
+                [
+                    cell(f"{x['cpu_minutes'] / 60:.2f}"),
+                    cell(x["opponent"], code=True),
+                    cell(f"{100 * x['score']:.1f}%"),
+                    cell(f"{elo(x['score']):+.0f}"),
+                ]
                 for x in card["learning_curve"]
             ]
-            result.append(table(["CPU-minutes", "against", "score"], rows, [1, 3, 1]))
+            result.append(table(["CPU-hours", "against", "score", "Elo"], rows, [1, 3, 1, 1]))
         if card["uci_elo"]:
             result.append(nodes.rubric("", "UCI_Elo levels"))
             rows = [

@@ -11,9 +11,11 @@ import pytest
 import chess_envs.agents.cards as cards
 import chess_envs.agents.shipped as shipped
 from chess_envs.agents.alphazero.checkpoint import load_network
-from chess_envs.agents.cards import ModelCardError, load_card
+from chess_envs.agents.cards import ModelCardError, load_card, shipped_networks
 from chess_envs.agents.shipped import play_options, shipped_agent, shipped_checkpoint, shipped_name
 from chess_envs.agents.strength import load_levels
+from chess_envs.arena.ratings import elo_of_score
+from tools import card_curves
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("chess", "four_player", "four_player_teams", "los_alamos")
@@ -88,3 +90,17 @@ def test_a_mode_plays_its_own_network_where_one_is_shipped(monkeypatch: pytest.M
         load_card("four_player_teams")
     (tmp_path / "four_player_teams.card.json").write_text(json.dumps({**card, "network": "four_player_teams.pt"}))
     assert load_card("four_player_teams") is not None and cards.shipped_networks() == ["four_player_teams"]
+
+
+def test_every_learning_curve_is_drawn_from_the_cards(tmp_path: Path) -> None:
+    out = tmp_path / "curves.png"
+    drawn = card_curves.draw(out)
+    assert drawn == [name for name in shipped_networks() if load_card(name)["learning_curve"]]
+    assert "chess" in drawn and out.read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_score_becomes_elo_on_elo_s_curve() -> None:
+    assert elo_of_score(0.5) == 0 and elo_of_score(0.76) == pytest.approx(200, abs=1)
+    assert elo_of_score(1.0) == pytest.approx(1200, abs=1) and elo_of_score(0.0) == -elo_of_score(1.0)
+    with pytest.raises(ValueError, match="from 0 to 1"):
+        elo_of_score(1.5)
