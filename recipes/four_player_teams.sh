@@ -4,7 +4,8 @@
 # the policy target, its score for the mover's team blended with the game's result the value target)
 # until POSITIONS positions, a network started from the shipped Free-For-All one learns them for STEPS
 # learner steps (a checkpoint every 1,000), and the result plays 4pchess at depth 2 in GAMES games from
-# the shipped book (recipes/four_player_vs_4pchess.sh). Rerunning it resumes whichever stage was cut off.
+# the shipped book at 200 simulations with the material blend it plays with (recipes/four_player_vs_4pchess.sh).
+# Rerunning it resumes whichever stage was cut off.
 #   bash recipes/four_player_teams.sh CHECKOUT [POSITIONS] [STEPS] [GAMES] [RUN_NAME]
 set -euo pipefail
 checkout=${1:?the path of a 4pchess checkout}
@@ -25,4 +26,4 @@ python -m chess_envs.train.distill --game four_player --game-options mode=teams 
     --progress false
 echo "learning wall time: $(( $(date +%s) - learn )) s"
 chess-envs export "runs/$run/checkpoints/last.pt" "runs/$run/model.pt"
-bash recipes/four_player_vs_4pchess.sh "$checkout" 2 "$games" "alphazero:runs/$run/model.pt?sims=200"
+bash recipes/four_player_vs_4pchess.sh "$checkout" 2 "$games" "alphazero:runs/$run/model.pt?sims=200&material=0.75"
