@@ -19,7 +19,7 @@ from chess_envs.files import write_atomic
 def draw(out: Path) -> list[str]:
     """Draw one panel a network with a curve, each opponent its own line, to ``out`` (PNG); the
     names of the networks drawn."""
-    cards = {name: load_card(name) for name in shipped_networks()}
+    cards = {name: card for name in shipped_networks() if (card := load_card(name)) is not None}
     drawn = [name for name, card in cards.items() if card["learning_curve"]]
     if not drawn:
         raise ValueError("no shipped network's card has a learning curve")
