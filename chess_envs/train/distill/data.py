@@ -3,11 +3,11 @@
 Each game opens with a line of a small opening book and/or a few random plies, then the
 teacher plays, its move sampled from its soft policy for the first ``sample_plies`` (or, in a
 ``student_share`` of the games, a student agent plays one side: the network's own positions, the
-DAgger way); every position is labelled with the teacher's multi-PV scores, turned into a soft policy (softmax of
-centipawns over ``policy_temperature``) and a value (the best score as an expected result; the
-game's result is kept apart, mixed in when learning). Whole games go to
-``data/shard_NNNNN.npz`` files (uint8 planes, sparse policy, scores and results), each
-written atomically, so the data stage resumes where it stopped.
+DAgger way); every position is labelled with the teacher's multi-PV scores, turned into a soft
+policy (softmax of centipawns over ``policy_temperature``) and a value (the best score as an
+expected result; the game's result is kept apart, mixed in when learning). Whole games go to
+``data/shard_NNNNN.npz`` files (uint8 planes, sparse policy, scores and results), each written
+atomically, so the data stage resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -117,8 +117,8 @@ def play_and_label(args: DistillConfig, teacher: Labeller, index: int, student: 
         probs.append(np.pad(policy, (0, args.multipv - len(policy))))
         scores.append(label.value(args.value_scale))
         movers.append(state.current_player)
-        if state.current_player % 2 == student_side:
-            state.apply(student.select_action(state))  # type: ignore[union-attr]
+        if student is not None and state.current_player % 2 == student_side:
+            state.apply(student.select_action(state))
             continue
         pick = int(rng.choice(len(legal), p=policy)) if len(planes) <= args.sample_plies else 0
         state.apply(legal[pick])
