@@ -28,6 +28,7 @@ from chess_envs.agents.cards import card_path, load_card  # noqa: E402
 from chess_envs.agents.shipped import shipped_agent  # noqa: E402
 from chess_envs.agents.strength import Level, level_for  # noqa: E402
 from chess_envs.arena.game import read_openings  # noqa: E402
+from chess_envs.arena.ratings import elo_of_score  # noqa: E402
 from chess_envs.arena.tournament import TournamentConfig, run_tournament  # noqa: E402
 from chess_envs.files import write_text_atomic  # noqa: E402
 
@@ -66,7 +67,7 @@ def elo_of(score: float, games: int, opponent_elo: float) -> tuple[float, float]
     """(Elo, 95% half-width) from a score against an opponent of known Elo; the score is kept
     half a game inside (0, 1) so a whitewash stays finite."""
     s = min(max(score, 0.5 / games), 1 - 0.5 / games)
-    elo = opponent_elo + 400 * math.log10(s / (1 - s))
+    elo = opponent_elo + elo_of_score(s)
     spread = math.sqrt(max(s * (1 - s), 1e-6) / games)  # at most the per-game deviation (draws lower it)
     return elo, 1.96 * spread * 400 / (math.log(10) * s * (1 - s))
 
