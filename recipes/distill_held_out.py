@@ -46,14 +46,15 @@ def main() -> None:
     print(f"{'network':<50} {'top move = teacher':>18} {'policy loss':>12} {'value loss':>11}")
     for name in args.networks:
         network, _ = load_network(checkpoint_path(name), config.game)
-        totals = {"validation/teacher_move_agreement": 0.0, "validation/policy_loss": 0.0, "validation/value_loss": 0.0}
+        totals: dict[str, float] = {}
         for start in range(0, len(rows), BATCH):
             part = rows[start : start + BATCH]
             for key, value in score(network, batch_of(data, values, part), torch.device("cpu")).items():
-                totals[key] += value * len(part)
+                totals[key] = totals.get(key, 0.0) + value * len(part)
         mean = {key: total / len(rows) for key, total in totals.items()}
+        agreement = mean.get("validation/teacher_move_agreement")  # none from a one-line teacher
         print(
-            f"{name:<50} {mean['validation/teacher_move_agreement']:>18.1%} "
+            f"{name:<50} {'-' if agreement is None else f'{agreement:.1%}':>18} "
             f"{mean['validation/policy_loss']:>12.3f} {mean['validation/value_loss']:>11.4f}"
         )
 

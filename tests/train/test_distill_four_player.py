@@ -4,15 +4,18 @@ shipped FFA one that records it learned Teams, and the settings it refuses."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
-from chess_envs.agents.alphazero.checkpoint import load_checkpoint
+from chess_envs.agents.alphazero.checkpoint import load_checkpoint, load_network
 from chess_envs.agents.base import AgentError, make_agent
 from chess_envs.core import GameState
 from chess_envs.registry import new_state
+from chess_envs.train.alphazero.sections import network_config
 from chess_envs.train.config import from_dict
 from chess_envs.train.distill import loop as distill
 from chess_envs.train.distill.config import DistillConfig
@@ -55,6 +58,11 @@ def test_a_teams_network_learns_4pchess_labels_from_the_shipped_network(engine: 
     assert sent and set(sent) == {"go depth 3"}
     payload = load_checkpoint(path, "four_player")
     assert payload["network"]["teams"] is True and payload["network"]["filters"] == 32  # the shipped network's shape
+    config = from_dict(DistillConfig, json.loads((tmp_path / "runs" / "fp" / "config.json").read_text()))
+    values = distill.value_targets(data, config, network_config(config).value_size)
+    network, _ = load_network(path, "four_player")
+    scores = distill.score(network, distill.batch_of(data, values, np.arange(16)), torch.device("cpu"))
+    assert set(scores) == {"validation/policy_loss", "validation/value_loss"}  # one line always agrees: no agreement
     agent = make_agent(f"alphazero:{path}?sims=8", "four_player")
     state = new_state("four_player", mode="teams")
     assert state.legal_action_mask()[agent.select_action(state)]

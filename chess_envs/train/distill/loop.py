@@ -59,16 +59,17 @@ def batch_of(data: dict[str, np.ndarray], values: np.ndarray, rows: np.ndarray) 
 
 @torch.no_grad()
 def score(network: torch.nn.Module, batch: tuple[np.ndarray, ...], device: torch.device) -> dict[str, float]:
-    """Policy and value loss of a batch, and how often the network's top move is the teacher's."""
+    """Policy and value loss of a batch, and how often the network's top move among the teacher's
+    lines is the teacher's best: only where the teacher gave more than one line (with one, it
+    always is)."""
     policy_loss, value_loss, logits = losses_and_logits(network, batch, device)
-    actions = torch.from_numpy(batch[1]).long().to(device).clamp(min=0)
-    legal = torch.full_like(logits, -torch.inf).scatter_(1, actions, logits.gather(1, actions))
-    top = legal.argmax(dim=1).cpu().numpy()
-    return {
-        "validation/policy_loss": policy_loss.item(),
-        "validation/value_loss": value_loss.item(),
-        "validation/teacher_move_agreement": float(np.mean(top == batch[1][:, 0])),
-    }
+    scores = {"validation/policy_loss": policy_loss.item(), "validation/value_loss": value_loss.item()}
+    if batch[1].shape[1] > 1:
+        actions = torch.from_numpy(batch[1]).long().to(device).clamp(min=0)
+        legal = torch.full_like(logits, -torch.inf).scatter_(1, actions, logits.gather(1, actions))
+        top = legal.argmax(dim=1).cpu().numpy()
+        scores["validation/teacher_move_agreement"] = float(np.mean(top == batch[1][:, 0]))
+    return scores
 
 
 class Trainer:
