@@ -54,7 +54,7 @@ def browser() -> Iterator:
 
 def start(driver, url: str, game: str, seats: list[str], fen: str = "", mode: str | None = None) -> None:
     driver.get(url)
-    wait(driver, lambda d: game in [o.get_attribute("value") for o in Select(d.find_element(By.ID, "game")).options])
+    wait(driver, lambda d: game in choices(d, "game"))
     Select(driver.find_element(By.ID, "game")).select_by_value(game)
     for seat, who in enumerate(seats):
         Select(driver.find_element(By.ID, f"seat-{seat}")).select_by_value(who)
@@ -62,6 +62,10 @@ def start(driver, url: str, game: str, seats: list[str], fen: str = "", mode: st
         Select(driver.find_element(By.ID, "mode")).select_by_value(mode)
     driver.find_element(By.ID, "fen").send_keys(fen)
     driver.find_element(By.ID, "new-game").click()
+
+
+def choices(driver, select: str) -> list[str]:
+    return [option.get_attribute("value") for option in Select(driver.find_element(By.ID, select)).options]
 
 
 def wait(driver, condition, seconds: float = 60):
@@ -137,6 +141,19 @@ def test_four_player_with_three_agents_and_one_human_seat_plays_in_turn(server, 
         wait(browser, lambda d: status(d).startswith("Your move"))
     assert len(browser.find_elements(By.CSS_SELECTOR, "#standings div")) == 4
     screenshot(browser, "four_player", tmp_path)
+
+
+@needs_browser
+def test_the_seats_start_with_the_shipped_network_of_the_mode(browser) -> None:
+    networks = ["alphazero:@four_player?sims=8", "alphazero:@four_player_teams?sims=8"]
+    with serve(["random?seed=1", *networks]) as url:
+        browser.get(url)
+        wait(browser, lambda d: "four_player" in choices(d, "game"))
+        Select(browser.find_element(By.ID, "game")).select_by_value("four_player")
+        for mode, network in (("teams", networks[1]), ("ffa", networks[0]), ("teams", networks[1])):
+            Select(browser.find_element(By.ID, "mode")).select_by_value(mode)
+            seats = [Select(browser.find_element(By.ID, f"seat-{seat}")).first_selected_option for seat in range(4)]
+            assert [option.get_attribute("value") for option in seats] == ["human", network, network, network]
 
 
 @needs_browser

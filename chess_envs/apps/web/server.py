@@ -38,6 +38,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from chess_envs.agents.cards import shipped_networks
 from chess_envs.agents.engine import _find_binary
 from chess_envs.agents.shipped import shipped_agent
 from chess_envs.apps.web.sessions import HUMAN, AgentPool, Session, Sessions, analysis_of
@@ -374,11 +375,8 @@ def create_app(
 
 
 def default_agents() -> list[str]:
-    """random, greedy, the shipped networks and the engines that are installed."""
-    specs = ["random", "greedy"]
-    for game in game_names():
-        with contextlib.suppress(ValueError):
-            specs.append(shipped_agent(game, sims=200))
+    """random, greedy, the shipped networks (a mode's own among them) and the engines that are installed."""
+    specs = ["random", "greedy"] + [shipped_agent(name, sims=200) for name in shipped_networks()]
     for engine in ("stockfish", "fairy-stockfish"):
         with contextlib.suppress(Exception):
             _find_binary(engine, engine)

@@ -85,7 +85,6 @@ function fillSeats() {
     select.id = `seat-${seat}`;
     select.add(new Option("human", "human"));
     for (const agent of info.agents) select.add(new Option(agent, agent));
-    select.value = seat === 0 ? "human" : (info.agents.find((a) => a.includes("@")) || info.agents[0] || "human");
     label.appendChild(select);
     seats.appendChild(label);
   }
@@ -93,6 +92,19 @@ function fillSeats() {
   $("mode-label").hidden = !modes;
   $("mode").innerHTML = "";
   for (const mode of modes || []) $("mode").add(new Option(mode, mode));
+  defaultSeats();
+}
+
+// The agents' seats start with the shipped network of the game and mode (@four_player_teams in
+// four-player Teams, else @four_player), else the first network offered.
+function defaultSeats() {
+  const game = $("game").value, info = hello.games[game];
+  const shipped = (name) => info.agents.find((a) => new RegExp(`@${name}(\\?|$)`).test(a));
+  const mode = info.options.mode ? $("mode").value : null;
+  const agent = (mode && shipped(`${game}_${mode}`)) || shipped(game) || info.agents.find((a) => a.includes("@"));
+  document.querySelectorAll(".seat").forEach((select, seat) => {
+    select.value = seat === 0 ? "human" : agent || info.agents[0] || "human";
+  });
 }
 
 function newGame(event) {
@@ -292,6 +304,7 @@ function play(action) {
 document.addEventListener("pointerup", release);
 $("setup").addEventListener("submit", newGame);
 $("game").addEventListener("change", fillSeats);
+$("mode").addEventListener("change", defaultSeats);
 $("takeback").onclick = () => send({ type: "takeback" });
 $("watch").onchange = () => { watching = $("watch").value || null; if (watching) send({ type: "watch", tournament: watching }); };
 setInterval(() => { if (watching && socket.readyState === 1) send({ type: "watch", tournament: watching }); }, 3000);
