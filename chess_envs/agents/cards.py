@@ -36,15 +36,28 @@ SCHEMA: dict[str, Any] = {
         "commands": [str],
     },
     "play_options": {str: str},
-    "ratings": [{"opponent": str, "network": str, "games": int, "score": float, "interval": [float], "command": str}],
+    "ratings": [
+        {
+            "opponent": str,
+            "network": str,
+            "games": int,
+            "score": float,
+            "interval": [float],
+            "wall_minutes": (float, None),
+            "command": str,
+        }
+    ],
     "learning_curve": [{"cpu_minutes": float, "opponent": str, "score": float}],
     "uci_elo": None,
     "weaknesses": [str],
     "experiments": [str],
 }
 """The card's shape: a dict's keys are required with values of that shape, ``[shape]`` a list of
-them, ``{str: str}`` a mapping of option names to values; ``uci_elo`` is free-form (null, or the
-calibration of :mod:`chess_envs.agents.strength`: ``scale``, ``made_by``, ``anchors``, ``levels``)."""
+them, ``{str: str}`` a mapping of option names to values, ``(shape, None)`` that shape or null;
+``uci_elo`` is free-form (null, or the calibration of :mod:`chess_envs.agents.strength`: ``scale``,
+``made_by``, ``anchors``, ``levels``). A rating's ``wall_minutes`` is its command's wall time on the
+card's hardware, kept apart from the training CPU-hours (shared where one command rated several
+opponents; null where it was not recorded)."""
 
 
 class ModelCardError(ValueError):
@@ -64,7 +77,10 @@ def check_shape(value: Any, shape: Any, where: str) -> None:
     """ModelCardError naming ``where`` (a path into the card) when ``value`` is not of ``shape``."""
     if shape is None:
         return
-    if isinstance(shape, type):
+    if isinstance(shape, tuple):  # (shape, None): that shape, or null
+        if value is not None:
+            check_shape(value, shape[0], where)
+    elif isinstance(shape, type):
         numeric = shape is float and isinstance(value, int) and not isinstance(value, bool)
         if not (isinstance(value, shape) and not isinstance(value, bool)) and not numeric:
             raise ModelCardError(f"{where} must be {shape.__name__}, got {value!r}")

@@ -203,10 +203,17 @@ class ModelCard(SphinxDirective):
                 cell(rating["games"]),
                 cell(f"{100 * rating['score']:.1f}%"),
                 cell(" .. ".join(f"{100 * x:.1f}%" for x in rating["interval"])),
+                cell("" if rating["wall_minutes"] is None else f"{rating['wall_minutes']:g}"),
             ]
             for rating in card["ratings"]
         ]
-        result.append(table(["against", "the network as", "games", "score", "95% interval"], rows, [3, 3, 1, 1, 2]))
+        header = ["against", "the network as", "games", "score", "95% interval", "minutes (wall)"]
+        result.append(table(header, rows, [3, 3, 1, 1, 2, 1]))
+        shared = (
+            "Minutes: the wall time of each rating's command on the card's hardware, not counted in training "
+            "(shared where one command rated several opponents; blank where it was not recorded)."
+        )
+        result.append(nodes.paragraph(shared, shared))
         measured = "\n".join(dict.fromkeys(rating["command"] for rating in card["ratings"]))
         result.append(nodes.paragraph("", "Measured by:"))
         result.append(nodes.literal_block(measured, measured, language="bash"))

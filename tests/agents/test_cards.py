@@ -38,6 +38,7 @@ def test_every_shipped_network_has_a_card_of_the_schema(game: str) -> None:
     for rating in card["ratings"]:
         assert 0 <= rating["score"] <= 1 and rating["games"] > 0
         assert not rating["interval"] or rating["interval"][0] <= rating["score"] <= rating["interval"][1]
+        assert rating["wall_minutes"] is None or rating["wall_minutes"] > 0
     for page in card["experiments"]:
         assert (ROOT / page).is_file(), page
     assert shipped_agent(game).startswith(f"alphazero:@{game}")
@@ -62,6 +63,8 @@ def test_the_code_reads_play_options_and_levels_from_the_card(monkeypatch: pytes
         (lambda card: card.update(extra=1), "unknown \\['extra'\\]"),
         (lambda card: card["architecture"].update(blocks="six"), "architecture.blocks must be int"),
         (lambda card: card["ratings"][0].update(score=None), "ratings\\[0\\].score must be float"),
+        (lambda card: card["ratings"][0].update(wall_minutes="18"), "ratings\\[0\\].wall_minutes must be float"),
+        (lambda card: card["ratings"][0].pop("wall_minutes"), "ratings\\[0\\]: missing \\['wall_minutes'\\]"),
         (lambda card: card.update(game="los_alamos"), "card of 'los_alamos'"),
     ],
 )
