@@ -3,7 +3,8 @@
 # (2 processes, 4 lines a position) until POSITIONS positions, the shipped self-play network learns them for
 # STEPS learner steps (4,000 of 256 on 133,237 positions: about 8 passes), and the result plays at equal
 # time, 0.15 s a move with 0.05 s kept back (about 100 ms of thinking), GAMES games from the shipped book:
-# against the shipped network, then against Fairy-Stockfish at full strength under the same clock. Nothing else should run while the timed matches play.
+# against the shipped network, then against Fairy-Stockfish at full strength under the same clock. Nothing
+# else should run while the timed matches play.
 # Rerunning it resumes whichever stage was cut off.
 #   bash recipes/los_alamos_distill.sh [POSITIONS] [STEPS] [GAMES] [RUN_NAME]
 set -euo pipefail
