@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import torch
+from torch import nn
 
 from chess_envs.agents.alphazero.checkpoint import load_checkpoint, load_network
 from chess_envs.agents.alphazero.network import LIMITS as NETWORK_LIMITS
@@ -25,6 +26,13 @@ class NetworkSection:
     value_hidden: int = arg(128, "hidden units of the value head", low=1, high=NETWORK_LIMITS["value_hidden"])
     activation: str = arg("gelu", "gelu or relu (faster on a CPU)", choices=("gelu", "relu"))
     init: str = arg("", "a checkpoint whose network starts the run (its shape replaces the fields above)")
+    grow_blocks: int = arg(
+        0,
+        "residual blocks added after --init's (a relu network): each starts as the identity, so the grown "
+        "network plays exactly as --init until it learns",
+        low=0,
+        high=NETWORK_LIMITS["blocks"] - 1,
+    )
 
 
 @dataclass
@@ -78,16 +86,30 @@ def take_init_shape(config: C) -> C:
     checkpoint, so its weights fit."""
     run: Any = config  # any trainer's config: a run section (game) and a network section (init)
     if not run.init:
+        if run.grow_blocks:
+            raise ValueError("--grow-blocks adds blocks to a network: give the network with --init")
         return config
     shape = NetworkConfig.from_file(load_checkpoint(run.init, run.game).get("network"))
+    if run.grow_blocks and shape.activation != "relu":
+        raise ValueError(
+            f"--grow-blocks needs a relu network (a {shape.activation} block cannot start as the identity)"
+        )
+    if shape.blocks + run.grow_blocks > NETWORK_LIMITS["blocks"]:
+        raise ValueError(f"{shape.blocks} + {run.grow_blocks} blocks is more than {NETWORK_LIMITS['blocks']}")
     network = dataclasses.replace(run.network, **{name: getattr(shape, name) for name in SHAPE})
+    network.blocks += run.grow_blocks
     return cast(C, dataclasses.replace(run, network=network))
 
 
 def new_network(config: Any, device: torch.device) -> AlphaZeroNet:
     """The run's network on ``device`` (channels-last: a los_alamos preset step takes 0.079 s
-    instead of 0.094 s on a CPU), with the weights of ``--init`` when given."""
+    instead of 0.094 s on a CPU), with the weights of ``--init`` when given (and ``--grow-blocks``
+    identity blocks after its trunk)."""
     network = AlphaZeroNet(network_config(config)).to(device, memory_format=torch.channels_last)  # type: ignore[call-overload]
     if config.init:  # a resumed run then loads its own checkpoint over these weights
-        network.load_state_dict(load_network(config.init, config.game)[0].state_dict())
+        start = load_network(config.init, config.game)[0]
+        network.load_state_dict(start.state_dict(), strict=not config.grow_blocks)
+        for block in network.trunk[len(start.trunk) :]:  # y = bn2(...) = 0, and relu(x + 0) = x as x >= 0
+            nn.init.zeros_(block.bn2.weight)
+            nn.init.zeros_(block.bn2.bias)
     return network
