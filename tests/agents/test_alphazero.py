@@ -20,7 +20,7 @@ from chess_envs.agents.alphazero.checkpoint import (
 )
 from chess_envs.agents.alphazero.evaluators import PolicyTemperature
 from chess_envs.agents.alphazero.network import AlphaZeroNet, NetworkConfig, resolve_device, team_values
-from chess_envs.agents.base import SearchingAgent, SearchLimits
+from chess_envs.agents.base import AgentError, SearchingAgent, SearchLimits
 from chess_envs.arena.game import play_game
 from chess_envs.registry import new_state
 from chess_envs.standard import ChessState
@@ -211,6 +211,20 @@ def test_four_player_agent_reads_values_per_team_only_in_teams():
     assert agent.evaluator.teams
     _, values = agent.evaluator(teams.observation()[None])
     assert values[0, 0] == values[0, 2] == -values[0, 1] == -values[0, 3]
+
+
+@pytest.mark.parametrize("options", [{}, {"material": 0.5, "policy_temp": 1.5}])
+def test_a_teams_network_refuses_free_for_all_by_name(options):
+    state = new_state("four_player")
+    config = NetworkConfig(*state.observation_shape, num_actions=state.num_actions, value_size=4, filters=8, blocks=1)
+    config.teams = True
+    agent = AlphaZeroAgent.from_spec("four_player", sims=4, network=AlphaZeroNet(config).eval(), **options)
+    teams = new_state("four_player", mode="teams")
+    assert teams.legal_action_mask()[agent.select_action(teams)]
+    with pytest.raises(AgentError, match="learned four-player Teams values .* does not play Free-For-All"):
+        agent.select_action(state)
+    record = play_game("four_player", [agent] * 4, state.to_text(), max_plies=4)  # a forfeit naming why
+    assert "Teams values" in record.forfeit
 
 
 def test_agent_thinks_like_it_plays_and_goes_on_with_its_tree():

@@ -6,10 +6,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from chess_envs.agents.alphazero.evaluators import RUNTIMES, Evaluators, make_evaluator
+from chess_envs.agents.alphazero.evaluators import RUNTIMES, Evaluators, learned_as_teams, make_evaluator
 from chess_envs.agents.alphazero.network import AlphaZeroNet, resolve_device
 from chess_envs.agents.alphazero.openvino_net import PRECISIONS
-from chess_envs.agents.base import register_agent
+from chess_envs.agents.base import AgentError, register_agent
 from chess_envs.agents.four_player.material import MaterialEvaluator, evaluates
 from chess_envs.agents.search_agent import SearchAgent
 from chess_envs.core import GameState
@@ -77,6 +77,8 @@ class AlphaZeroAgent(SearchAgent):
         )
         self.network_evaluator = evaluator
         """what reads positions with the network (the root alone with ``guide=root``)"""
+        self.teams_network = learned_as_teams(evaluator)
+        """its values were learned as Teams results: it refuses a Free-For-All game"""
         leaf_evaluator = MaterialEvaluator() if guided else evaluator
         super().__init__(game, leaf_evaluator, config, options.temperature, options.seed, evaluator if guided else None)
 
@@ -103,6 +105,11 @@ class AlphaZeroAgent(SearchAgent):
 
     def prepare(self, state: GameState) -> None:
         teams = state.teams is not None
+        if not teams and self.teams_network:
+            raise AgentError(
+                "this network learned four-player Teams values (partners share one result) and does not play "
+                "Free-For-All: set mode=teams, or play a Free-For-All network (@four_player)"
+            )
         if teams != self.evaluator.teams:  # cached values were read for the other seating
             self.evaluator.teams = self.network_evaluator.teams = teams
             self.search.cache.clear()

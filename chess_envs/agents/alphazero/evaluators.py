@@ -137,6 +137,14 @@ class PolicyTemperature:
 Evaluators = NetworkEvaluator | OnnxEvaluator | BlendedEvaluator | PolicyTemperature
 
 
+def learned_as_teams(evaluator: Evaluators) -> bool:
+    """Whether the network under ``evaluator``'s wrappers learned four-player Teams values."""
+    inner = evaluator
+    while isinstance(inner, BlendedEvaluator | PolicyTemperature):
+        inner = inner.network  # type: ignore[assignment]
+    return bool(inner.network.config.teams if isinstance(inner, NetworkEvaluator) else inner.config.teams)
+
+
 def make_evaluator(
     game: str,
     path: str | None,
