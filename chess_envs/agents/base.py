@@ -16,8 +16,9 @@ import dataclasses
 import importlib
 import inspect
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 from chess_envs.by_name import AGENT_KINDS
@@ -118,6 +119,9 @@ class TunableSearchingAgent(SearchingAgent, Protocol):
 
 class AgentBase:
     """The defaults of agents that hold nothing to end and need no warming up."""
+
+    plays_only: Mapping[str, str] = MappingProxyType({})
+    """the game options an agent plays under and no others (``{"mode": "teams"}``); empty: any"""
 
     def close(self) -> None:
         """Nothing to end."""

@@ -154,6 +154,8 @@ def test_the_seats_start_with_the_shipped_network_of_the_mode(browser) -> None:
             Select(browser.find_element(By.ID, "mode")).select_by_value(mode)
             seats = [Select(browser.find_element(By.ID, f"seat-{seat}")).first_selected_option for seat in range(4)]
             assert [option.get_attribute("value") for option in seats] == ["human", network, network, network]
+            teams_only = browser.find_element(By.CSS_SELECTOR, f"#seat-1 option[value='{networks[1]}']")
+            assert teams_only.get_property("disabled") == (mode == "ffa"), "the Teams network is not offered in FFA"
 
 
 @needs_browser

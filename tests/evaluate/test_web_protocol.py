@@ -311,3 +311,24 @@ def test_an_agent_is_copied_for_searches_at_once_and_a_third_waits_for_a_copy_ba
     waiter.join()
     with pytest.raises(ValueError, match="at least one copy"):
         sessions.AgentPool(["greedy"], ["los_alamos"], copies=0)
+
+
+def test_an_agent_that_plays_teams_only_is_refused_a_free_for_all_seat() -> None:
+    teams = "alphazero:@four_player_teams?sims=8"
+    new = {"type": "new", "game": "four_player", "seats": ["human", teams, "random?seed=1", "random?seed=1"]}
+    with serve(["random?seed=1", teams]) as address:
+
+        async def talk() -> list[dict]:
+            async with websockets.connect(socket_url(address), max_size=2**20) as socket:
+                hello = json.loads(await socket.recv())
+                assert hello["games"]["four_player"]["plays_only"] == {teams: {"mode": "teams"}}
+                replies = []
+                for options in ({}, {"mode": "ffa"}, {"mode": "teams"}):
+                    await socket.send(json.dumps({**new, "options": options}))
+                    replies.append(json.loads(await asyncio.wait_for(socket.recv(), 30)))
+                return replies
+
+        default, ffa, team_game = asyncio.run(talk())
+    for reply in (default, ffa):
+        assert reply["type"] == "error" and "plays only with mode=teams, not mode=ffa" in reply["error"], reply
+    assert team_game["type"] == "state", team_game

@@ -77,8 +77,8 @@ class AlphaZeroAgent(SearchAgent):
         )
         self.network_evaluator = evaluator
         """what reads positions with the network (the root alone with ``guide=root``)"""
-        self.teams_network = learned_as_teams(evaluator)
-        """its values were learned as Teams results: it refuses a Free-For-All game"""
+        if learned_as_teams(evaluator):  # its values are Teams results, not Free-For-All placements
+            self.plays_only = {"mode": "teams"}
         leaf_evaluator = MaterialEvaluator() if guided else evaluator
         super().__init__(game, leaf_evaluator, config, options.temperature, options.seed, evaluator if guided else None)
 
@@ -105,7 +105,7 @@ class AlphaZeroAgent(SearchAgent):
 
     def prepare(self, state: GameState) -> None:
         teams = state.teams is not None
-        if not teams and self.teams_network:
+        if not teams and self.plays_only:
             raise AgentError(
                 "this network learned four-player Teams values (partners share one result) and does not play "
                 "Free-For-All: set mode=teams, or play a Free-For-All network (@four_player)"

@@ -30,6 +30,7 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import IO, cast
 
 from chess_envs.agents.base import AgentError, Report, SearchLimits, Stop, Thought, expected_outcome, register_agent
@@ -180,6 +181,8 @@ class EngineProcess:
 @register_agent("4pchess", FourPChessOptions)
 class FourPChessAgent:
     """obryanlouis/4pchess over its UCI dialect, for four-player Teams; a fresh engine each game."""
+
+    plays_only = MappingProxyType({"mode": "teams"})
 
     def __init__(
         self,

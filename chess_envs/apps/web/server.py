@@ -110,6 +110,7 @@ class WebApp:
             games[name] = {
                 "players": record.num_players,
                 "agents": self.pool.playable[name],
+                "plays_only": self.pool.plays_only[name],
                 "options": {o.name: list(o.choices) for o in record.options},
             }
         return {"type": "hello", "games": games, "tournaments": sorted(self.tournaments)}
@@ -148,6 +149,11 @@ class WebApp:
         if clock is not None and (not isinstance(clock, str) or len(clock) > 20):
             raise Refused("clock is a time control like 5+3")
         try:
+            chosen = {option.name: option.default for option in record.options} | record.check_options(options)
+            for seat in seats:
+                for name, value in self.pool.plays_only[game].get(seat, {}).items():
+                    if chosen[name] != value:
+                        raise Refused(f"{seat[:60]} plays only with {name}={value}, not {name}={chosen[name]}")
             control = TimeControl.parse(clock) if clock else None
             return self.sessions.new(game, list(seats), options, fen or None, control)
         except ValueError as error:

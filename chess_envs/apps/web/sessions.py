@@ -80,11 +80,15 @@ class AgentPool:
             raise ValueError(f"an agent needs at least one copy, got {copies}")
         self.agents: dict[str, OfferedAgent] = {}
         self.playable: dict[str, list[str]] = {game: [] for game in games}
+        self.plays_only: dict[str, dict[str, dict[str, str]]] = {game: {} for game in games}
+        """by game, the offered agents that play under some game options only, and those options"""
         for spec in specs:
             offered = OfferedAgent(spec, copies)
             for game in games:
                 if offered.offer(game):
                     self.playable[game].append(spec)
+                    if only := dict(getattr(offered.built[game][0], "plays_only", {})):
+                        self.plays_only[game][spec] = only
             if offered.built:
                 self.agents[spec] = offered
 

@@ -96,14 +96,18 @@ function fillSeats() {
 }
 
 // The agents' seats start with the shipped network of the game and mode (@four_player_teams in
-// four-player Teams, else @four_player), else the first network offered.
+// four-player Teams, else @four_player), else the first network offered. An agent that plays under
+// some game options only (a Teams network, 4pchess) cannot be chosen under others.
 function defaultSeats() {
   const game = $("game").value, info = hello.games[game];
-  const shipped = (name) => info.agents.find((a) => new RegExp(`@${name}(\\?|$)`).test(a));
+  const fits = (a) => Object.entries(info.plays_only[a] || {}).every(([name, value]) => $(name).value === value);
+  const agents = info.agents.filter(fits);
+  const shipped = (name) => agents.find((a) => new RegExp(`@${name}(\\?|$)`).test(a));
   const mode = info.options.mode ? $("mode").value : null;
-  const agent = (mode && shipped(`${game}_${mode}`)) || shipped(game) || info.agents.find((a) => a.includes("@"));
+  const agent = (mode && shipped(`${game}_${mode}`)) || shipped(game) || agents.find((a) => a.includes("@"));
   document.querySelectorAll(".seat").forEach((select, seat) => {
-    select.value = seat === 0 ? "human" : agent || info.agents[0] || "human";
+    for (const option of select.options) option.disabled = option.value !== "human" && !fits(option.value);
+    select.value = seat === 0 ? "human" : agent || agents[0] || "human";
   });
 }
 
