@@ -24,6 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 from chess_envs.by_name import AGENT_KINDS
 from chess_envs.core import GameState
 from chess_envs.fields import from_text
+from chess_envs.registry import get_game
 
 
 @runtime_checkable
@@ -180,6 +181,17 @@ def register_agent(kind: str, options: Reader | None = None) -> Callable[[Factor
 def known_kinds() -> list[str]:
     """Every agent kind a spec may name: those registered and those imported on first use."""
     return sorted(set(_FACTORIES) | set(AGENT_KINDS))
+
+
+def check_game_options(plays_only: Mapping[str, str], name: str, game: str, options: Mapping[str, Any]) -> None:
+    """ValueError where an agent (``name``: its spec) plays only under the game options ``plays_only``
+    (its :attr:`AgentBase.plays_only`) and ``options`` (the game's defaults filled in) differ: a Teams
+    network or 4pchess in Free-For-All."""
+    entry = get_game(game)
+    chosen = {option.name: option.default for option in entry.options} | entry.check_options(options)
+    for option, value in plays_only.items():
+        if chosen.get(option) != value:
+            raise ValueError(f"{name} plays only with {option}={value}, not {option}={chosen.get(option)}")
 
 
 def make_agent(spec: str | AgentSpec, game: str) -> Agent:

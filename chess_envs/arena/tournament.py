@@ -32,7 +32,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from chess_envs.agents.base import Agent, AgentSpec, make_agent
+from chess_envs.agents.base import Agent, AgentSpec, check_game_options, make_agent
 from chess_envs.agents.shipped import checkpoint_path
 from chess_envs.arena.game import Adjudication, GameRecord, TimeControl, play_game
 from chess_envs.arena.results import LiveGame, ResultsWriter, end_live, read_results
@@ -232,9 +232,14 @@ def _finish_in_flight(
 
 
 def check_agents(config: TournamentConfig) -> None:
-    """Build and close every agent once, so a bad spec or a missing engine fails before any game."""
+    """Build and close every agent once, so a bad spec, a missing engine or an agent that does not
+    play under the game's options fails before any game."""
     for spec in config.agents:
-        make_agent(spec, config.game).close()
+        agent = make_agent(spec, config.game)
+        try:
+            check_game_options(getattr(agent, "plays_only", {}), spec, config.game, config.options)
+        finally:
+            agent.close()
 
 
 def prepare_output(config: TournamentConfig, out: Path) -> None:

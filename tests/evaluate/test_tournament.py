@@ -329,6 +329,15 @@ def test_teams_tournament_seats_partners_opposite_and_scores_by_team(tmp_path, c
     assert "greedy" in capsys.readouterr().out
 
 
+def test_a_teams_only_agent_in_a_free_for_all_tournament_is_refused_before_any_game(tmp_path, capsys):
+    command = ["tournament", "--game", "four_player", "--agents", "alphazero:@four_player_teams?sims=2", "random"]
+    with pytest.raises(SystemExit) as stopped:
+        main([*command, "--games-per-pair", "4", "--out", str(tmp_path / "ffa"), "--quiet"])
+    assert stopped.value.code == 2
+    assert "@four_player_teams?sims=2 plays only with mode=teams, not mode=ffa" in capsys.readouterr().err
+    assert not (tmp_path / "ffa" / RESULTS_FILE).exists()
+
+
 @needs_stockfish
 def test_stockfish_in_worker_processes_lets_the_tournament_end(tmp_path):
     """python-chess keeps a thread per engine: a worker that never closed its Stockfish could not

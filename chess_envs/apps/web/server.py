@@ -38,6 +38,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from chess_envs.agents.base import check_game_options
 from chess_envs.agents.cards import shipped_networks
 from chess_envs.agents.engine import _find_binary
 from chess_envs.agents.shipped import shipped_agent
@@ -149,11 +150,8 @@ class WebApp:
         if clock is not None and (not isinstance(clock, str) or len(clock) > 20):
             raise Refused("clock is a time control like 5+3")
         try:
-            chosen = {option.name: option.default for option in record.options} | record.check_options(options)
             for seat in seats:
-                for name, value in self.pool.plays_only[game].get(seat, {}).items():
-                    if chosen[name] != value:
-                        raise Refused(f"{seat[:60]} plays only with {name}={value}, not {name}={chosen[name]}")
+                check_game_options(self.pool.plays_only[game].get(seat, {}), seat, game, options)
             control = TimeControl.parse(clock) if clock else None
             return self.sessions.new(game, list(seats), options, fen or None, control)
         except ValueError as error:
