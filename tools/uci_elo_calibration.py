@@ -5,7 +5,9 @@ the floor of Debian's Stockfish. Weaker fixed anchors extend it downwards as a c
 rated from a match against the anchor before it. Each level of the network (simulations,
 temperature) is rated from a match against a named anchor; every match is GAMES games from the
 shipped balanced book (colours swapped per opening), Elo from the score by the logistic formula
-with a 95% interval from the per-game variance. ``--write`` stores the levels in the
+with a 95% interval from the per-game variance. Along the path (``--levels``, strongest first) the
+Elos are fitted to never rise (pooling neighbours measured out of order, which noise does when two
+levels play alike); each level keeps its measured Elo beside the fitted one. ``--write`` stores the levels in the
 shipped network's model card, ``chess_envs/agents/networks/chess.card.json`` (what UCI_Elo
 reads); ``--verify ELO ...`` then plays the
 setting each requested Elo maps to against the nearest anchor and prints requested against measured.
@@ -37,7 +39,8 @@ ANCHOR_ELO = 1350.0
 CHAIN = ["fairy-stockfish?nodes=10"]
 """weaker anchors, each rated against the one before it (the first against ANCHOR)"""
 LEVELS = ["200:0:0", "16:0:0", "1:0:1", "8:1:1"]
-"""network levels SIMULATIONS:TEMPERATURE:ANCHOR (0 = ANCHOR, 1.. = CHAIN[i-1])"""
+"""network levels SIMULATIONS:TEMPERATURE:ANCHOR (0 = ANCHOR, 1.. = CHAIN[i-1]), the path from strongest
+to weakest"""
 
 
 def network(simulations: int, temperature: float) -> str:
@@ -72,13 +75,28 @@ def elo_of(score: float, games: int, opponent_elo: float) -> tuple[float, float]
     return elo, 1.96 * spread * 400 / (math.log(10) * s * (1 - s))
 
 
+def non_increasing(elos: list[float], weights: list[float]) -> list[float]:
+    """The closest non-increasing sequence to ``elos`` (least squares, each weighted by its games):
+    pool adjacent violators. Levels of a path whose measured Elos come out of order (noise: two levels
+    within each other's intervals) get their pooled mean, so Elo never rises along the path."""
+    blocks: list[tuple[float, float, int]] = []  # (mean, weight, levels pooled)
+    for elo, weight in zip(elos, weights):
+        blocks.append((elo, weight, 1))
+        while len(blocks) > 1 and blocks[-2][0] < blocks[-1][0]:
+            (a, wa, na), (b, wb, nb) = blocks[-2], blocks[-1]
+            blocks[-2:] = [((a * wa + b * wb) / (wa + wb), wa + wb, na + nb)]
+    return [mean for mean, _, count in blocks for _ in range(count)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("runs/uci_elo_calibration"))
     parser.add_argument("--chain", nargs="*", default=CHAIN)
-    parser.add_argument("--levels", nargs="*", default=LEVELS, help="the path UCI_Elo interpolates along")
+    parser.add_argument(
+        "--levels", nargs="*", default=LEVELS, help="the path UCI_Elo interpolates along, strongest first"
+    )
     parser.add_argument("--also", nargs="*", default=[], help="levels measured and reported, kept off the path")
     parser.add_argument("--write", action="store_true", help="store the levels in the chess network's model card")
     parser.add_argument("--verify", nargs="*", type=float, default=[], help="requested Elos to check")
@@ -109,16 +127,23 @@ def main() -> None:
                 "games": games,
             }
         )
+    fitted = non_increasing([row["elo"] for row in rows], [row["games"] for row in rows])
+    for row, elo in zip(rows, fitted):
+        row["measured_elo"], row["elo"] = row["elo"], round(elo)
     print("\n| anchor | Elo | +/- | measured against | score |\n|---|---|---|---|---|")
     for spec, elo, half, against in anchors:
         where = "(fixed) | -"
         if against:
             where = f"{against['against']} | {against['score']:.3f} ({against['games']} games)"
         print(f"| {spec} | {elo:.0f} | {half:.0f} | {where} |")
-    print("\n| simulations | temperature | Elo | +/- | measured against | score |\n|---|---|---|---|---|---|")
+    print(
+        "\n| simulations | temperature | Elo on the path | measured | +/- | measured against | score |"
+        "\n|---|---|---|---|---|---|---|"
+    )
     for row in rows + off_path:
         print(
-            f"| {row['simulations']} | {row['temperature']:g} | {row['elo']} | {row['half']} | {row['against']} "
+            f"| {row['simulations']} | {row['temperature']:g} | {row['elo'] if row in rows else '-'} "
+            f"| {row.get('measured_elo', row['elo'])} | {row['half']} | {row['against']} "
             f"| {row['score']:.3f} ({row['games']} games) |"
         )
     if args.write:

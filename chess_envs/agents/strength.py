@@ -4,7 +4,8 @@ simulations and a move temperature, read off a measured calibration of the netwo
 A calibration (the ``uci_elo`` of a model card, ``chess_envs/agents/networks/<game>.card.json``,
 written by ``tools/uci_elo_calibration.py``) lists levels ``(simulations, temperature)`` with the Elo
 each measured against fixed anchors on one scale (Stockfish ``UCI_Elo`` 1350 at 100 ms a move is
-1350). The levels form a path: neighbours differ in one knob, and an Elo between two of them
+1350). The levels form a path: neighbours differ in one knob, Elo never rises from the strongest
+to the weakest (the calibration pools levels measured out of order), and an Elo between two of them
 interpolates that knob (simulations geometrically, temperature linearly). Torch-free.
 """
 
@@ -26,12 +27,14 @@ class Level:
 
 
 def load_levels(game: str) -> list[Level]:
-    """The calibrated levels of the shipped network of ``game``, weakest first; [] when it has none."""
+    """The calibrated levels of the shipped network of ``game``, weakest first; [] when it has none.
+    The card lists the path strongest first; levels of equal Elo (pooled by the calibration) keep
+    their order on the path."""
     card = load_card(game)
     if not card or not card["uci_elo"]:
         return []
     levels = [Level(int(x["simulations"]), float(x["temperature"]), float(x["elo"])) for x in card["uci_elo"]["levels"]]
-    return sorted(levels, key=lambda level: level.elo)
+    return [level for _, level in sorted(enumerate(levels), key=lambda pair: (pair[1].elo, -pair[0]))]
 
 
 def level_for(elo: float, levels: list[Level]) -> tuple[int, float]:

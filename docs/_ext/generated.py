@@ -233,10 +233,15 @@ class ModelCard(SphinxDirective):
         if card["uci_elo"]:
             result.append(nodes.rubric("", "UCI_Elo levels"))
             rows = [
-                [cell(level["simulations"]), cell(f"{level['temperature']:g}"), cell(f"{level['elo']:.0f}")]
+                [
+                    cell(level["simulations"]),
+                    cell(f"{level['temperature']:g}"),
+                    cell(f"{level['elo']:.0f}"),
+                    cell(f"{level.get('measured_elo', level['elo']):.0f} +/- {level['half']:.0f}"),
+                ]
                 for level in card["uci_elo"]["levels"]
             ]
-            result.append(table(["simulations", "temperature", "Elo"], rows, [1, 1, 1]))
+            result.append(table(["simulations", "temperature", "Elo on the path", "measured"], rows, [1, 1, 1, 1]))
             scale = f"Scale: {card['uci_elo']['scale']}; made by: {card['uci_elo']['made_by']}"
             result.append(nodes.paragraph(scale, scale))
         result.append(nodes.rubric("", "Known weaknesses"))

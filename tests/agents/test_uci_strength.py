@@ -15,6 +15,7 @@ from chess_envs.agents.strength import Level, level_for, load_levels
 from chess_envs.apps.uci import UCIEngine
 from chess_envs.registry import new_state
 from tests.agents.test_uci import run_lines
+from tools.uci_elo_calibration import non_increasing
 
 LEVELS = [Level(1, 1.0, 500.0), Level(1, 0.0, 800.0), Level(16, 0.0, 1000.0), Level(256, 0.0, 1200.0)]
 
@@ -38,6 +39,27 @@ def test_the_shipped_chess_calibration_is_measured_and_ordered():
     assert [elo for _, elo in at_zero] == sorted(elo for _, elo in at_zero)  # more simulations, stronger
     for low, high in zip(levels, levels[1:]):  # a path: neighbours differ in one knob, so Elo between them interpolates
         assert (low.simulations == high.simulations) != (low.temperature == high.temperature), (low, high)
+
+
+def test_levels_measured_out_of_order_are_pooled_so_elo_never_rises_along_the_path():
+    # the session-55 measurement: 64 and 8 simulations at temperature 1 came out 14 Elo out of order
+    assert non_increasing([1673, 1469, 1169, 1183, 1145, 1103], [100] * 6) == [1673, 1469, 1176, 1176, 1145, 1103]
+    assert non_increasing([900, 800, 700], [1, 1, 1]) == [900, 800, 700]
+    assert non_increasing([1000, 1100, 1300], [3, 1, 1]) == pytest.approx([1080, 1080, 1080])
+    assert non_increasing([500, 800], [3, 1]) == pytest.approx([575, 575])  # weighted by games
+
+
+def test_pooled_levels_keep_their_order_on_the_path(monkeypatch):
+    path = [(200, 0.0, 1673), (64, 0.0, 1469), (64, 1.0, 1176), (8, 1.0, 1176), (8, 2.0, 1145)]  # strongest first
+    rows = [{"simulations": n, "temperature": t, "elo": e} for n, t, e in path]
+    monkeypatch.setattr(strength, "load_card", lambda game: {"uci_elo": {"levels": rows}})
+    levels = load_levels("chess")
+    assert [(x.simulations, x.temperature) for x in levels] == [(n, t) for n, t, _ in reversed(path)]
+    for low, high in zip(levels, levels[1:]):
+        assert (low.simulations == high.simulations) != (low.temperature == high.temperature)
+    assert level_for(1176, levels) == (8, 1.0)
+    sims, temperature = level_for(1300, levels)  # past the pooled pair: 64 simulations, cooling from 1 to 0
+    assert sims == 64 and temperature == pytest.approx(1 - (1300 - 1176) / (1469 - 1176))
 
 
 def test_uci_elo_plays_the_levels_simulations_and_temperature(monkeypatch):
