@@ -142,7 +142,7 @@ def main() -> None:
     )
     for row in rows + off_path:
         print(
-            f"| {row['simulations']} | {row['temperature']:g} | {row['elo'] if row in rows else '-'} "
+            f"| {row['simulations']} | {row['temperature']:g} | {row['elo'] if 'measured_elo' in row else '-'} "
             f"| {row.get('measured_elo', row['elo'])} | {row['half']} | {row['against']} "
             f"| {row['score']:.3f} ({row['games']} games) |"
         )
